@@ -1,0 +1,3 @@
+from dnnresolve.cli import main
+
+raise SystemExit(main())

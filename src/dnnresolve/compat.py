@@ -1,0 +1,163 @@
+"""Compatibility rules between a build version and what a machine provides at run time.
+
+Each rule is a pure function of versions and matrix data; the matrix rows say which rule applies.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion
+
+__all__ = [
+    "CudnnRule",
+    "DriverTable",
+    "DriverVerdict",
+    "binary_runs_on",
+    "cudnn_compatible",
+    "cudnn_rule_text",
+]
+
+
+class CudnnRule(str, enum.Enum):
+    """How a framework release checks the cuDNN it finds at run time against the one it was built with.
+
+    The rule belongs to the framework release, not to cuDNN. Patch levels never matter.
+    """
+
+    # Early TensorFlow compared the "compatibility version" (major.minor) exactly, even for cuDNN 7:
+    # "Loaded runtime CuDNN library: 5005 (compatibility version 5000) but source was compiled with
+    # 5103 (compatibility version 5100)" (stream_executor/cuda/cuda_dnn.cc).
+    EXACT_SERIES = "exact_series"
+    # Later TensorFlow: "CuDNN library needs to have matching major version and equal or higher minor
+    # version" (stream_executor/cuda/cuda_dnn.cc).
+    SAME_MAJOR_NEWER_MINOR = "same_major_newer_minor"
+    # PyTorch (torch/backends/cudnn/__init__.py): majors must match; below cuDNN 7 the minor must match
+    # too; "Starting with cuDNN 7, minor versions are backwards-compatible" (runtime minor >= compile minor).
+    TORCH = "torch"
+    # JAX: the runtime must be at least as new as the build ("Found cuDNN version 8600, but JAX was
+    # built against version 8800"); the check scales away the patch level.
+    AT_LEAST = "at_least"
+    # The wheels carry their own cuDNN (nvidia-cudnn-* wheels or static linking): a system cuDNN is
+    # not needed, though one found first on LD_LIBRARY_PATH may still be loaded and then checked.
+    BUNDLED = "bundled"
+
+
+def cudnn_compatible(build: CudnnVersion, runtime: CudnnVersion, rule: CudnnRule) -> bool:
+    """Whether a release built against ``build`` accepts ``runtime`` under ``rule``."""
+    b, r = build.series.key(2), runtime.series.key(2)
+    if rule is CudnnRule.EXACT_SERIES:
+        return b == r
+    if rule in (CudnnRule.SAME_MAJOR_NEWER_MINOR, CudnnRule.BUNDLED):
+        return b[0] == r[0] and r[1] >= b[1]
+    if rule is CudnnRule.TORCH:
+        if b[0] != r[0]:
+            return False
+        return r[1] == b[1] if r[0] < 7 else r[1] >= b[1]
+    if rule is CudnnRule.AT_LEAST:
+        return r >= b
+    raise ValueError(f"unknown cuDNN rule {rule!r}")
+
+
+def cudnn_rule_text(build: CudnnVersion, rule: CudnnRule) -> str:
+    """The rule in words, for this build: what a user must load at run time."""
+    s = build.series
+    if rule is CudnnRule.EXACT_SERIES:
+        return f"the same major.minor series at run time: {s}.x"
+    if rule in (CudnnRule.SAME_MAJOR_NEWER_MINOR, CudnnRule.BUNDLED):
+        return f"the same major version with an equal or newer minor: {s.major}.x, at least {s}"
+    if rule is CudnnRule.TORCH:
+        if s.major < 7:
+            return f"the same major.minor series at run time: {s}.x"
+        return f"the same major version with an equal or newer minor: {s.major}.x, at least {s}"
+    return f"a runtime at least as new as the build: {s} or newer"
+
+
+@dataclass(frozen=True)
+class DriverVerdict:
+    """Whether a driver can run code built with a CUDA toolkit, and on what terms."""
+
+    ok: bool
+    how: str  # "full", "minor_version_compat", "too_old", "unknown"
+    required: DriverVersion | None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class DriverTable:
+    """The toolkit -> minimum driver facts from the matrix, for one operating system.
+
+    ``toolkits`` pairs each CUDA toolkit release with its minimum driver (NVIDIA's "CUDA Toolkit and
+    Corresponding Driver Versions" table). ``families`` pairs a CUDA major with the minimum driver for
+    minor-version compatibility: from CUDA 11 on, an application built with any 11.x toolkit runs on a
+    driver >= 450.80.02 (Linux), with limits (no PTX JIT of newer PTX, some features need the newer
+    driver); before CUDA 11 there was none.
+    Source: https://docs.nvidia.com/deploy/cuda-compatibility/
+    """
+
+    toolkits: tuple[tuple[CudaVersion, DriverVersion], ...]
+    families: tuple[tuple[int, DriverVersion], ...] = ()
+
+    def min_driver_for(self, cuda: CudaVersion) -> DriverVersion | None:
+        """The driver the toolkit release needs; for a series (``11.8``) its first (GA) release's."""
+        want = cuda.key(3) if len(cuda.parts) >= 3 else None
+        best: tuple[CudaVersion, DriverVersion] | None = None
+        for toolkit, driver in self.toolkits:
+            if want is not None:
+                if toolkit.key(3) == want:
+                    return driver
+                continue
+            if toolkit.series.key(2) == cuda.series.key(2) and (best is None or toolkit < best[0]):
+                best = (toolkit, driver)
+        if best is None and want is not None:
+            return self.min_driver_for(cuda.series)
+        return best[1] if best else None
+
+    def family_min_driver(self, major: int) -> DriverVersion | None:
+        for fam, driver in self.families:
+            if fam == major:
+                return driver
+        return None
+
+    def check(self, driver: DriverVersion, cuda: CudaVersion) -> DriverVerdict:
+        """Can ``driver`` run code built with ``cuda``? Exact table first, then minor-version compat."""
+        required = self.min_driver_for(cuda)
+        if required is None:
+            return DriverVerdict(False, "unknown", None, f"CUDA {cuda} is not in the driver table")
+        if driver.key(3) >= required.key(3):
+            return DriverVerdict(True, "full", required)
+        family = self.family_min_driver(cuda.major)
+        if family is not None and driver.key(3) >= family.key(3):
+            return DriverVerdict(
+                True,
+                "minor_version_compat",
+                required,
+                f"runs through CUDA {cuda.major}.x minor-version compatibility (driver >= {family}); "
+                f"features that need driver {required} and PTX JIT of newer code are unavailable",
+            )
+        return DriverVerdict(False, "too_old", required)
+
+    def newest_cuda_for(self, driver: DriverVersion) -> CudaVersion | None:
+        """The newest CUDA series whose first release this driver fully supports (what nvidia-smi shows)."""
+        best: CudaVersion | None = None
+        for toolkit, need in self.toolkits:
+            if driver.key(3) >= need.key(3) and (best is None or toolkit.series > best):
+                best = toolkit.series
+        return best
+
+
+def binary_runs_on(
+    gpu: ComputeCapability, sass: Iterable[ComputeCapability], ptx: Iterable[ComputeCapability] = ()
+) -> bool:
+    """Whether a binary with SASS for ``sass`` archs (and PTX for ``ptx``) runs on a GPU of ``gpu``.
+
+    SASS runs on the same major architecture with an equal or higher minor; PTX is JIT-compiled for
+    any GPU of equal or higher compute capability.
+    Source: https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility
+    """
+    g = gpu.key(2)
+    if any(s.key(2)[0] == g[0] and s.key(2)[1] <= g[1] for s in sass):
+        return True
+    return any(p.key(2) <= g for p in ptx)

@@ -1,0 +1,240 @@
+"""Plain data: matrix rows, the runtime a machine provides, and requirements. No I/O here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from .compat import CudnnRule
+from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
+
+# ---------------------------------------------------------------- matrix rows
+
+
+@dataclass(frozen=True)
+class InstallRecipe:
+    """One way to install a framework release: a pip requirement, conda packages, or a manual step."""
+
+    kind: str  # "pip", "conda", "manual"
+    cuda: str = ""  # the CUDA variant this recipe gives ("" = CPU build)
+    requirement: str = ""
+    index_url: str = ""
+    extra_index_url: str = ""
+    find_links: str = ""
+    packages: tuple[str, ...] = ()
+    channels: tuple[str, ...] = ()
+    python: tuple[str, ...] = ()
+    url: str = ""
+    note: str = ""
+    companions: tuple[tuple[str, str], ...] = ()  # ("torchvision", "0.16.0"), ...
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind, "cuda": self.cuda}
+        for key in ("requirement", "index_url", "extra_index_url", "find_links", "url", "note"):
+            if getattr(self, key):
+                d[key] = getattr(self, key)
+        for key in ("packages", "channels", "python"):
+            if getattr(self, key):
+                d[key] = list(getattr(self, key))
+        if self.companions:
+            d["companions"] = dict(self.companions)
+        return d
+
+
+@dataclass(frozen=True)
+class FrameworkRelease:
+    """A framework release on one set of operating systems, as the matrix states it."""
+
+    package: str
+    version: Version
+    covers: SpecifierSet
+    os: tuple[str, ...]
+    python: tuple[PythonVersion, ...]
+    cuda: tuple[CudaVersion, ...] = ()
+    cuda_default: CudaVersion | None = None
+    cudnn: tuple[CudnnVersion, ...] = ()
+    cudnn_rule: CudnnRule | None = None
+    compute_capability_min: ComputeCapability | None = None
+    sm: tuple[ComputeCapability, ...] = ()
+    aliases: tuple[str, ...] = ()
+    compiler: str = ""
+    build_tool: str = ""
+    install: tuple[InstallRecipe, ...] = ()
+    source: str = ""
+    sources: tuple[str, ...] = ()
+    note: str = ""
+    row: int = 0  # 1-based index among [[framework]] tables, for messages
+    line: int = 0  # line of its [[framework]] header in the TOML file
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.package, *self.aliases)
+
+    def matches(self, version: Version) -> bool:
+        return self.covers.contains(version, prereleases=True)
+
+    @property
+    def is_gpu(self) -> bool:
+        return bool(self.cuda)
+
+
+@dataclass(frozen=True)
+class WheelPins:
+    """The nvidia-* requirements a pip-era release's metadata states (per extra and platform)."""
+
+    package: str
+    version: Version
+    extra: str
+    platform: str
+    requires: tuple[str, ...]
+    python: str = ""
+    source: str = ""
+    row: int = 0
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class CudaRelease:
+    version: CudaVersion
+    driver_min_linux: DriverVersion
+    driver_min_windows: DriverVersion | None = None
+    label: str = ""
+    compute_capability_min: ComputeCapability | None = None
+    compute_capability_max: ComputeCapability | None = None
+    source: str = ""
+    note: str = ""
+    row: int = 0
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class CudaFamily:
+    major: int
+    driver_min_linux: DriverVersion
+    driver_min_windows: DriverVersion | None = None
+    source: str = ""
+    note: str = ""
+    row: int = 0
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class CudnnArchive:
+    cuda: str
+    os: str
+    file: str
+
+
+@dataclass(frozen=True)
+class CudnnRelease:
+    version: CudnnVersion
+    cuda: tuple[CudaVersion, ...]
+    driver_min_linux: DriverVersion | None = None
+    compute_capability_min: ComputeCapability | None = None
+    os: tuple[str, ...] = ()
+    archives: tuple[CudnnArchive, ...] = ()
+    source: str = ""
+    note: str = ""
+    row: int = 0
+    line: int = 0
+
+    def supports_cuda(self, cuda: CudaVersion) -> bool:
+        for c in self.cuda:
+            if c.is_major_only and c.major == cuda.major:
+                return True
+            if c.series == cuda.series:
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    name: str
+    compute_capability: ComputeCapability
+    architecture: str
+    aliases: tuple[str, ...] = ()
+    source: str = ""
+    row: int = 0
+    line: int = 0
+
+
+# ---------------------------------------------------------------- the runtime
+
+
+@dataclass(frozen=True)
+class Gpu:
+    name: str
+    compute_capability: ComputeCapability | None = None
+    memory_mib: int | None = None
+    found_in: str = ""
+
+
+@dataclass(frozen=True)
+class CudaInstall:
+    version: CudaVersion
+    path: str
+    found_in: str = ""
+
+
+@dataclass(frozen=True)
+class CudnnInstall:
+    version: CudnnVersion
+    path: str
+    found_in: str = ""
+    loads_first: bool = False
+
+
+@dataclass(frozen=True)
+class InstalledPackage:
+    name: str
+    version: str
+    location: str = ""
+
+
+@dataclass(frozen=True)
+class Module:
+    """An environment module, ``cudnn/5.1-cuda8.0`` -> name "cudnn", version "5.1-cuda8.0"."""
+
+    name: str
+    version: str
+    loaded: bool = False
+
+    @property
+    def full(self) -> str:
+        return f"{self.name}/{self.version}" if self.version else self.name
+
+
+@dataclass
+class Runtime:
+    """What a machine provides (detected, read from a profile, or given with flags)."""
+
+    os: str = "linux"
+    driver: DriverVersion | None = None
+    driver_cuda: CudaVersion | None = None  # the CUDA the driver supports (driver API)
+    gpus: list[Gpu] = field(default_factory=list)
+    cuda: list[CudaInstall] = field(default_factory=list)
+    cudnn: list[CudnnInstall] = field(default_factory=list)
+    python: PythonVersion | None = None
+    packages: list[InstalledPackage] = field(default_factory=list)
+    conda_prefix: str = ""
+    modules: list[Module] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # item -> where it was found / given
+
+    @property
+    def active_cuda(self) -> CudaInstall | None:
+        return self.cuda[0] if self.cuda else None
+
+    @property
+    def active_cudnn(self) -> CudnnInstall | None:
+        for c in self.cudnn:
+            if c.loads_first:
+                return c
+        return self.cudnn[0] if self.cudnn else None
+
+    @property
+    def compute_capabilities(self) -> list[ComputeCapability]:
+        return [g.compute_capability for g in self.gpus if g.compute_capability is not None]

@@ -1,0 +1,132 @@
+"""The `matrix` command's question, answered from the matrix: which rows, as records. No I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from .errors import UserError
+from .matrix import Matrix
+from .model import FrameworkRelease
+from .versions import CudaVersion, CudnnVersion, VersionError
+
+
+@dataclass
+class MatrixResult:
+    query: str
+    releases: list[dict[str, Any]] = field(default_factory=list)
+    packages: list[dict[str, Any]] = field(default_factory=list)  # summary when no SPEC is given
+    message: str = ""
+
+    @property
+    def found(self) -> bool:
+        return bool(self.releases or self.packages)
+
+
+def release_record(matrix: Matrix, row: FrameworkRelease) -> dict[str, Any]:
+    """One release as the JSON contract states it; driver minimums derived from the CUDA table."""
+    drivers: dict[str, dict[str, str | None]] = {}
+    for cuda in row.cuda:
+        rel = matrix.cuda_release(cuda)
+        drivers[str(cuda)] = {
+            "linux": str(rel.driver_min_linux) if rel else None,
+            "windows": str(rel.driver_min_windows) if rel and rel.driver_min_windows else None,
+        }
+
+    def lowest(os_name: str) -> str | None:
+        values = [d[os_name] for d in drivers.values() if d[os_name]]
+        from .versions import DriverVersion
+
+        return str(min(DriverVersion.parse(v) for v in values if v)) if values else None
+
+    pins = [
+        {"extra": p.extra, "platform": p.platform, "requires": list(p.requires), "source": p.source}
+        for p in matrix.wheel_pins
+        if p.package in row.names and row.matches(p.version)
+    ]
+    return {
+        "package": row.package,
+        "version": str(row.version),
+        "covers": str(row.covers),
+        "aliases": list(row.aliases),
+        "os": list(row.os),
+        "python": [str(p) for p in row.python],
+        "cuda": [str(c) for c in row.cuda],
+        "cuda_default": str(row.cuda_default) if row.cuda_default else None,
+        "cudnn": [str(c) for c in row.cudnn],
+        "cudnn_rule": row.cudnn_rule.value if row.cudnn_rule else None,
+        "driver_min_linux": lowest("linux"),
+        "driver_min_windows": lowest("windows"),
+        "driver_min_by_cuda": drivers,
+        "compute_capability_min": str(row.compute_capability_min) if row.compute_capability_min else None,
+        "sm": [str(s) for s in row.sm],
+        "compiler": row.compiler or None,
+        "build_tool": row.build_tool or None,
+        "install": [r.to_dict() for r in row.install],
+        "wheel_pins": pins,
+        "source": row.source,
+        "sources": list(row.sources),
+        "note": row.note or None,
+        "matrix_line": row.line,
+    }
+
+
+def matrix_query(
+    matrix: Matrix,
+    spec: str | None,
+    cuda: str | None = None,
+    cudnn: str | None = None,
+    os_name: str | None = None,
+) -> MatrixResult:
+    """Rows for ``spec`` (a package or requirement), filtered by CUDA / cuDNN series and OS."""
+    rows = list(matrix.frameworks)
+    query = spec or ""
+    if spec:
+        try:
+            req = Requirement(spec)
+        except InvalidRequirement as exc:
+            raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
+        name = canonicalize_name(req.name)
+        if name not in matrix.packages():
+            return MatrixResult(query, message=f"{req.name} is not in the compatibility matrix")
+        rows = matrix.find(name, req.specifier)
+    try:
+        if cuda:
+            want = CudaVersion.parse(cuda)
+            query += f" cuda={want}"
+            rows = [r for r in rows if r in matrix.using_cuda(want)]
+        if cudnn:
+            want_dnn = CudnnVersion.parse(cudnn)
+            query += f" cudnn={want_dnn.series}"
+            rows = [r for r in rows if r in matrix.using_cudnn(want_dnn)]
+    except VersionError as exc:
+        raise UserError(str(exc)) from exc
+    if os_name:
+        rows = [r for r in rows if os_name in r.os]
+    if not spec and not cuda and not cudnn:
+        return MatrixResult("", packages=_summary(matrix, rows))
+    result = MatrixResult(query.strip(), releases=[release_record(matrix, r) for r in rows])
+    if not rows:
+        result.message = f"no release in the matrix matches {query.strip()!r}"
+    return result
+
+
+def _summary(matrix: Matrix, rows: list[FrameworkRelease]) -> list[dict[str, Any]]:
+    by_package: dict[str, list[FrameworkRelease]] = {}
+    for r in rows:
+        by_package.setdefault(r.package, []).append(r)
+    out = []
+    for name in sorted(by_package):
+        rels = sorted(by_package[name], key=lambda r: r.version)
+        out.append(
+            {
+                "package": name,
+                "rows": len(rels),
+                "oldest": str(rels[0].version),
+                "newest": str(rels[-1].version),
+            }
+        )
+    return out

@@ -1,0 +1,39 @@
+"""Shared output plumbing: JSON to stdout, and a rich console made only when text output needs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # rich is imported lazily: --json output never pays for it
+    from rich.console import Console
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str))
+    sys.stdout.write("\n")
+
+
+def console(stderr: bool = False) -> Console:
+    """A rich console: colour on a terminal; plain when piped or when NO_COLOR is set."""
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    plain = bool(os.environ.get("NO_COLOR")) or not stream.isatty()
+    return Console(
+        file=stream,
+        no_color=plain,
+        color_system=None if plain else "auto",
+        highlight=False,
+        soft_wrap=plain,
+        emoji=False,
+        width=None if not plain else 200,
+    )
+
+
+def table_box(plain: bool) -> Any:
+    from rich import box
+
+    return box.SIMPLE if plain else box.ROUNDED

@@ -1,0 +1,99 @@
+"""The `matrix` command's output: a table like the official ones, with sources; or JSON records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..query import MatrixResult
+from .console import console, emit_json
+
+
+def emit(result: MatrixResult, as_json: bool) -> None:
+    if as_json:
+        emit_json(_json(result))
+        return
+    out = console()
+    from rich.table import Table
+
+    if result.packages:
+        t = Table(title="dnnresolve compatibility matrix", title_justify="left")
+        for col in ("package", "rows", "oldest", "newest"):
+            t.add_column(col)
+        for p in result.packages:
+            t.add_row(p["package"], str(p["rows"]), p["oldest"], p["newest"])
+        out.print(t)
+        return
+    if not result.releases:
+        out.print(result.message or "nothing found")
+        return
+    if len(result.releases) == 1:
+        _one(result.releases[0], out)
+        return
+    t = Table(title=f"{result.query}", title_justify="left")
+    for col in ("version", "os", "python", "cuda", "cudnn", "min driver (linux)", "compiler", "source"):
+        t.add_column(col, overflow="fold")
+    for r in result.releases:
+        t.add_row(
+            r["package"] + " " + r["version"],
+            ",".join(r["os"]),
+            _span(r["python"]),
+            ", ".join(r["cuda"]) or "cpu",
+            ", ".join(r["cudnn"]) or "-",
+            r["driver_min_linux"] or "-",
+            r["compiler"] or "-",
+            r["source"],
+        )
+    out.print(t)
+
+
+def _json(result: MatrixResult) -> dict[str, Any] | list[Any]:
+    if result.packages:
+        return {"packages": result.packages}
+    if len(result.releases) == 1:
+        return result.releases[0]
+    return {"query": result.query, "releases": result.releases, "message": result.message or None}
+
+
+def _span(values: list[str]) -> str:
+    if len(values) > 2:
+        return f"{values[0]}-{values[-1]}"
+    return ", ".join(values)
+
+
+def _one(r: dict[str, Any], out: Any) -> None:
+    from rich.table import Table
+
+    t = Table(show_header=False, title=f"{r['package']} {r['version']} ({', '.join(r['os'])})", title_justify="left")
+    t.add_column("field", style="bold")
+    t.add_column("value", overflow="fold")
+    rows: list[tuple[str, str]] = [
+        ("python", ", ".join(r["python"])),
+        ("cuda", ", ".join(r["cuda"]) or "cpu only"),
+        ("cuda (plain PyPI wheel)", r["cuda_default"] or ""),
+        ("cudnn", ", ".join(r["cudnn"])),
+        ("cudnn rule", r["cudnn_rule"] or ""),
+        ("min driver linux", r["driver_min_linux"] or ""),
+        ("min driver windows", r["driver_min_windows"] or ""),
+        ("min compute capability", r["compute_capability_min"] or ""),
+        ("compiler", r["compiler"] or ""),
+        ("build tool", r["build_tool"] or ""),
+    ]
+    for inst in r["install"]:
+        if inst["kind"] == "pip":
+            cmd = "pip install " + inst["requirement"]
+            if inst.get("index_url"):
+                cmd += " --index-url " + inst["index_url"]
+            if inst.get("find_links"):
+                cmd += " -f " + inst["find_links"]
+        elif inst["kind"] == "conda":
+            channels = " ".join(f"-c {c}" for c in inst.get("channels", []))
+            cmd = f"conda install {channels} " + " ".join(inst["packages"])
+        else:
+            cmd = inst.get("url", "") + " " + inst.get("note", "")
+        rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'})", cmd.strip()))
+    rows.append(("note", r["note"] or ""))
+    rows.append(("source", r["source"]))
+    for key, value in rows:
+        if value:
+            t.add_row(key, value)
+    out.print(t)

@@ -1,0 +1,424 @@
+"""The matrix file's schema: each [[table]] row validated and built into a model object.
+
+Errors name the file, the line of the row's header, the row and the field.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from .compat import CudnnRule
+from .errors import MatrixError
+from .model import (
+    CudaFamily,
+    CudaRelease,
+    CudnnArchive,
+    CudnnRelease,
+    FrameworkRelease,
+    GpuModel,
+    InstallRecipe,
+    WheelPins,
+)
+from .versions import (
+    ComputeCapability,
+    CudaVersion,
+    CudnnVersion,
+    DriverVersion,
+    PythonVersion,
+    VersionError,
+)
+
+TABLES = ("framework", "wheel_pins", "cuda", "cuda_family", "cudnn", "gpu")
+OS_NAMES = frozenset({"linux", "windows", "macos"})
+INSTALL_KINDS = frozenset({"pip", "conda", "manual"})
+INSTALL_KEYS = frozenset(
+    {
+        "kind",
+        "cuda",
+        "requirement",
+        "index_url",
+        "extra_index_url",
+        "find_links",
+        "packages",
+        "channels",
+        "python",
+        "url",
+        "note",
+        "torchvision",
+        "torchaudio",
+        "os",
+    }
+)
+_URL = re.compile(r"https?://[^\s\"'<>]+")
+
+T = TypeVar("T")
+
+
+def toml_loads(text: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on old Pythons only
+        import tomli as tomllib  # type: ignore[no-redef,unused-ignore]
+    doc: dict[str, Any] = tomllib.loads(text)
+    return doc
+
+
+class Row:
+    """One [[table]] of the file: typed access to its fields, errors that name row and field."""
+
+    def __init__(self, path: str, table: str, index: int, line: int, data: Any) -> None:
+        self.path, self.table, self.index, self.line = path, table, index, line
+        if not isinstance(data, dict):
+            self.fail("", "expected a table")
+        self.data: dict[str, Any] = data
+
+    def label(self) -> str:
+        name = self.data.get("package") or self.data.get("name") or self.data.get("version") or self.data.get("major")
+        extra = f" {self.data['version']}" if "package" in self.data and "version" in self.data else ""
+        return (
+            f"[[{self.table}]] row {self.index} ({name}{extra})"
+            if name is not None
+            else f"[[{self.table}]] row {self.index}"
+        )
+
+    def fail(self, key: str, message: str) -> None:
+        field = f", field '{key}'" if key else ""
+        raise MatrixError(f"{self.label()}{field}: {message}", self.path, self.line)
+
+    def check_keys(self, allowed: Iterable[str]) -> None:
+        unknown = sorted(set(self.data) - set(allowed))
+        if unknown:
+            self.fail(unknown[0], "unknown field (typo?)")
+
+    def text(self, key: str, required: bool = False) -> str:
+        value = self.data.get(key)
+        if value is None:
+            if required:
+                self.fail(key, "missing")
+            return ""
+        if not isinstance(value, str):
+            self.fail(key, f"expected a string, got {type(value).__name__}")
+        return str(value)
+
+    def texts(self, key: str, required: bool = False) -> tuple[str, ...]:
+        value = self.data.get(key)
+        if value is None:
+            if required:
+                self.fail(key, "missing")
+            return ()
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.fail(key, "expected a list of strings")
+        return tuple(value)
+
+    def parsed(self, key: str, parse: Callable[[str], T], required: bool = False) -> T | None:
+        text = self.text(key, required)
+        if not text:
+            return None
+        try:
+            return parse(text)
+        except (VersionError, InvalidVersion, InvalidSpecifier) as exc:
+            self.fail(key, str(exc))
+        raise AssertionError  # unreachable: fail raises
+
+    def parsed_list(self, key: str, parse: Callable[[str], T], required: bool = False) -> tuple[T, ...]:
+        out: list[T] = []
+        for text in self.texts(key, required):
+            try:
+                out.append(parse(text))
+            except (VersionError, InvalidVersion) as exc:
+                self.fail(key, str(exc))
+        return tuple(out)
+
+    def source(self) -> str:
+        src = self.text("source", required=True)
+        if not _URL.fullmatch(src):
+            self.fail("source", f"not a URL: {src!r}")
+        for extra in self.texts("sources"):
+            if not _URL.fullmatch(extra):
+                self.fail("sources", f"not a URL: {extra!r}")
+        return src
+
+
+def _header_lines(text: str) -> dict[str, list[int]]:
+    lines: dict[str, list[int]] = {t: [] for t in TABLES}
+    for number, line in enumerate(text.splitlines(), 1):
+        m = re.match(r"\s*\[\[\s*([A-Za-z_]+)\s*\]\]", line)
+        if m and m.group(1) in lines:
+            lines[m.group(1)].append(number)
+    return lines
+
+
+def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        row.fail("install", "expected a list of inline tables")
+    out = []
+    for i, item in enumerate(raw, 1):
+        if not isinstance(item, dict):
+            row.fail("install", f"entry {i}: expected an inline table")
+        unknown = sorted(set(item) - INSTALL_KEYS)
+        if unknown:
+            row.fail("install", f"entry {i}: unknown key {unknown[0]!r}")
+        kind = item.get("kind")
+        if kind not in INSTALL_KINDS:
+            row.fail("install", f"entry {i}: kind must be one of pip, conda, manual, got {kind!r}")
+        for key, value in item.items():
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+            if key in ("packages", "channels", "python", "os") and not ok:
+                row.fail("install", f"entry {i}: {key!r} must be a list of strings")
+            if key not in ("packages", "channels", "python", "os") and not isinstance(value, str):
+                row.fail("install", f"entry {i}: {key!r} must be a string")
+        for key in ("index_url", "extra_index_url", "find_links", "url"):
+            if item.get(key) and not _URL.fullmatch(item[key]):
+                row.fail("install", f"entry {i}: {key} is not a URL: {item[key]!r}")
+        if kind == "pip" and not item.get("requirement"):
+            row.fail("install", f"entry {i}: a pip recipe needs 'requirement'")
+        if kind == "conda" and not item.get("packages"):
+            row.fail("install", f"entry {i}: a conda recipe needs 'packages'")
+        companions = tuple((k, item[k]) for k in ("torchvision", "torchaudio") if item.get(k))
+        out.append(
+            InstallRecipe(
+                kind=kind,
+                cuda=item.get("cuda", ""),
+                requirement=item.get("requirement", ""),
+                index_url=item.get("index_url", ""),
+                extra_index_url=item.get("extra_index_url", ""),
+                find_links=item.get("find_links", ""),
+                packages=tuple(item.get("packages", ())),
+                channels=tuple(item.get("channels", ())),
+                python=tuple(item.get("python", ())),
+                url=item.get("url", ""),
+                note=item.get("note", ""),
+                companions=companions,
+            )
+        )
+    return tuple(out)
+
+
+def _framework(row: Row) -> FrameworkRelease:
+    row.check_keys(
+        {
+            "package",
+            "version",
+            "covers",
+            "aliases",
+            "os",
+            "python",
+            "cuda",
+            "cuda_default",
+            "cudnn",
+            "cudnn_rule",
+            "compute_capability_min",
+            "sm",
+            "compiler",
+            "build_tool",
+            "install",
+            "source",
+            "sources",
+            "note",
+        }
+    )
+    package = canonicalize_name(row.text("package", required=True))
+    version = row.parsed("version", Version, required=True)
+    assert version is not None
+    covers = row.parsed("covers", SpecifierSet) or SpecifierSet(f"=={version}")
+    oses = row.texts("os", required=True)
+    for o in oses:
+        if o not in OS_NAMES:
+            row.fail("os", f"unknown operating system {o!r} (linux, windows, macos)")
+    rule_text = row.text("cudnn_rule")
+    rule = None
+    if rule_text:
+        try:
+            rule = CudnnRule(rule_text)
+        except ValueError:
+            row.fail("cudnn_rule", f"unknown rule {rule_text!r} ({', '.join(r.value for r in CudnnRule)})")
+    return FrameworkRelease(
+        package=package,
+        version=version,
+        covers=covers,
+        os=oses,
+        python=row.parsed_list("python", PythonVersion.parse, required=True),
+        cuda=row.parsed_list("cuda", CudaVersion.parse),
+        cuda_default=row.parsed("cuda_default", CudaVersion.parse),
+        cudnn=row.parsed_list("cudnn", CudnnVersion.parse),
+        cudnn_rule=rule,
+        compute_capability_min=row.parsed("compute_capability_min", ComputeCapability.parse),
+        sm=row.parsed_list("sm", ComputeCapability.parse),
+        aliases=tuple(canonicalize_name(a) for a in row.texts("aliases")),
+        compiler=row.text("compiler"),
+        build_tool=row.text("build_tool"),
+        install=_install(row, row.data.get("install")),
+        source=row.source(),
+        sources=row.texts("sources"),
+        note=row.text("note"),
+        row=row.index,
+        line=row.line,
+    )
+
+
+def _wheel_pins(row: Row) -> WheelPins:
+    row.check_keys({"package", "version", "extra", "platform", "python", "requires", "source", "sources", "note"})
+    version = row.parsed("version", Version, required=True)
+    assert version is not None
+    requires = row.texts("requires", required=True)
+    for r in requires:
+        try:
+            Requirement(r)
+        except InvalidRequirement as exc:
+            row.fail("requires", f"{r!r}: {exc}")
+    return WheelPins(
+        package=canonicalize_name(row.text("package", required=True)),
+        version=version,
+        extra=row.text("extra"),
+        platform=row.text("platform", required=True),
+        requires=requires,
+        python=row.text("python"),
+        source=row.source(),
+        row=row.index,
+        line=row.line,
+    )
+
+
+def _cuda(row: Row) -> CudaRelease:
+    row.check_keys(
+        {
+            "version",
+            "label",
+            "driver_min_linux",
+            "driver_min_windows",
+            "compute_capability_min",
+            "compute_capability_max",
+            "source",
+            "sources",
+            "note",
+        }
+    )
+    version = row.parsed("version", CudaVersion.parse, required=True)
+    linux = row.parsed("driver_min_linux", DriverVersion.parse, required=True)
+    assert version is not None and linux is not None
+    return CudaRelease(
+        version=version,
+        driver_min_linux=linux,
+        driver_min_windows=row.parsed("driver_min_windows", DriverVersion.parse),
+        label=row.text("label"),
+        compute_capability_min=row.parsed("compute_capability_min", ComputeCapability.parse),
+        compute_capability_max=row.parsed("compute_capability_max", ComputeCapability.parse),
+        source=row.source(),
+        note=row.text("note"),
+        row=row.index,
+        line=row.line,
+    )
+
+
+def _cuda_family(row: Row) -> CudaFamily:
+    row.check_keys({"major", "driver_min_linux", "driver_min_windows", "source", "sources", "note"})
+    major = row.data.get("major")
+    if not isinstance(major, int) or isinstance(major, bool):
+        row.fail("major", "expected an integer")
+    assert isinstance(major, int)
+    linux = row.parsed("driver_min_linux", DriverVersion.parse, required=True)
+    assert linux is not None
+    return CudaFamily(
+        major=major,
+        driver_min_linux=linux,
+        driver_min_windows=row.parsed("driver_min_windows", DriverVersion.parse),
+        source=row.source(),
+        note=row.text("note"),
+        row=row.index,
+        line=row.line,
+    )
+
+
+def _cudnn(row: Row) -> CudnnRelease:
+    row.check_keys(
+        {
+            "version",
+            "cuda",
+            "driver_min_linux",
+            "compute_capability_min",
+            "os",
+            "archives",
+            "source",
+            "sources",
+            "note",
+        }
+    )
+    version = row.parsed("version", CudnnVersion.parse, required=True)
+    assert version is not None
+    archives = []
+    raw = row.data.get("archives") or []
+    if not isinstance(raw, list):
+        row.fail("archives", "expected a list of inline tables")
+    for i, a in enumerate(raw, 1):
+        if not isinstance(a, dict) or not all(isinstance(a.get(k), str) for k in ("cuda", "os", "file")):
+            row.fail("archives", f"entry {i}: needs string keys cuda, os, file")
+        archives.append(CudnnArchive(a["cuda"], a["os"], a["file"]))
+    return CudnnRelease(
+        version=version,
+        cuda=row.parsed_list("cuda", CudaVersion.parse, required=True),
+        driver_min_linux=row.parsed("driver_min_linux", DriverVersion.parse),
+        compute_capability_min=row.parsed("compute_capability_min", ComputeCapability.parse),
+        os=row.texts("os"),
+        archives=tuple(archives),
+        source=row.source(),
+        note=row.text("note"),
+        row=row.index,
+        line=row.line,
+    )
+
+
+def _gpu(row: Row) -> GpuModel:
+    row.check_keys({"name", "aliases", "compute_capability", "architecture", "source", "sources", "note"})
+    cc = row.parsed("compute_capability", ComputeCapability.parse, required=True)
+    assert cc is not None
+    return GpuModel(
+        name=row.text("name", required=True),
+        compute_capability=cc,
+        architecture=row.text("architecture", required=True),
+        aliases=row.texts("aliases"),
+        source=row.source(),
+        row=row.index,
+        line=row.line,
+    )
+
+
+BUILDERS: dict[str, Callable[[Row], Any]] = {
+    "framework": _framework,
+    "wheel_pins": _wheel_pins,
+    "cuda": _cuda,
+    "cuda_family": _cuda_family,
+    "cudnn": _cudnn,
+    "gpu": _gpu,
+}
+
+
+def iter_rows(doc: dict[str, Any], path: str, text: str) -> Iterator[tuple[str, Row]]:
+    headers = _header_lines(text)
+    for key, value in doc.items():
+        if key not in TABLES:
+            line = _first_line_of(key, text)
+            raise MatrixError(f"unknown table or key {key!r} (expected one of {', '.join(TABLES)})", path, line)
+        if not isinstance(value, list):
+            raise MatrixError(f"{key!r} must be an array of tables ([[{key}]])", path, None)
+        lines = headers.get(key, [])
+        for i, item in enumerate(value, 1):
+            line = lines[i - 1] if i - 1 < len(lines) else 0
+            yield key, Row(path, key, i, line, item)
+
+
+def _first_line_of(key: str, text: str) -> int | None:
+    pattern = re.compile(rf"\s*(\[{{1,2}}\s*{re.escape(key)}\s*\]{{1,2}}|\"?{re.escape(key)}\"?\s*=)")
+    for number, line in enumerate(text.splitlines(), 1):
+        if pattern.match(line):
+            return number
+    return None

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run the real `dnnresolve` command line in a subprocess, as a user would."""
+
+    def run(*args: str, env: dict[str, str] | None = None, input: str | None = None, cwd: Path | None = None):  # type: ignore[no-untyped-def]
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("DNNRESOLVE_")}
+        full_env.update({"NO_COLOR": "1", "PYTHONPATH": str(REPO / "src")})
+        full_env.update(env or {})
+        return subprocess.run(
+            [sys.executable, "-m", "dnnresolve", *args],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            input=input,
+            cwd=cwd or tmp_path,
+            timeout=120,
+        )
+
+    return run

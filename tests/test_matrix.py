@@ -1,0 +1,162 @@
+"""The matrix loader: schema errors name file, line, row and field; queries answer from the data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+
+from dnnresolve.errors import MatrixError
+from dnnresolve.matrix import load_matrix, packaged_matrix_path, parse_matrix
+from dnnresolve.versions import CudaVersion
+
+GOOD_ROW = """
+[[framework]]
+package = "tensorflow-gpu"
+version = "1.0.0"
+covers = "==1.0.*"
+os = ["linux"]
+python = ["3.5"]
+cuda = ["8.0"]
+cudnn = ["5.1"]
+source = "https://www.tensorflow.org/install/source#gpu"
+"""
+
+
+def error_for(text: str) -> str:
+    with pytest.raises(MatrixError) as info:
+        parse_matrix(text, "m.toml")
+    return str(info.value)
+
+
+def test_packaged_matrix_loads_and_has_the_classic_row() -> None:
+    m = load_matrix(packaged_matrix_path())
+    rows = m.find("tensorflow-gpu", "==1.0")
+    assert rows and rows[0].version == Version("1.0.0")
+    assert [str(c) for c in rows[0].cuda] == ["8.0"]
+    assert [str(c) for c in rows[0].cudnn] == ["5.1"]
+
+
+def test_wrong_type_names_row_field_and_line() -> None:
+    msg = error_for(GOOD_ROW.replace('cuda = ["8.0"]', 'cuda = "8.0"'))
+    assert msg.startswith("m.toml:2: ")
+    assert "[[framework]] row 1 (tensorflow-gpu 1.0.0)" in msg
+    assert "field 'cuda'" in msg and "list of strings" in msg
+    assert "\n" not in msg
+
+
+def test_second_row_error_points_at_its_header_line() -> None:
+    text = GOOD_ROW + GOOD_ROW.replace('version = "1.0.0"', 'version = "1.1.0"').replace(
+        'cudnn = ["5.1"]', 'cudnn = ["five"]'
+    )
+    msg = error_for(text)
+    assert msg.startswith("m.toml:12: ")
+    assert "row 2 (tensorflow-gpu 1.1.0), field 'cudnn'" in msg
+
+
+@pytest.mark.parametrize(
+    ("mutation", "field", "words"),
+    [
+        (('source = "https://www.tensorflow.org/install/source#gpu"', ""), "source", "missing"),
+        (('source = "https://www.tensorflow.org/install/source#gpu"', 'source = "tf docs"'), "source", "not a URL"),
+        (('os = ["linux"]', 'os = ["beos"]'), "os", "unknown operating system"),
+        (('version = "1.0.0"', 'version = "one"'), "version", "Invalid version"),
+        (('python = ["3.5"]', 'pyhton = ["3.5"]'), "pyhton", "unknown field"),
+        (('cudnn = ["5.1"]', 'cudnn_rule = "loose"'), "cudnn_rule", "unknown rule"),
+    ],
+)
+def test_schema_errors(mutation: tuple[str, str], field: str, words: str) -> None:
+    msg = error_for(GOOD_ROW.replace(*mutation))
+    assert f"field '{field}'" in msg
+    assert words in msg
+
+
+def test_invalid_toml_names_the_line() -> None:
+    msg = error_for(GOOD_ROW + "\n[[cuda]\nversion = 1\n")
+    assert msg.startswith("m.toml:12: not valid TOML")
+
+
+def test_unknown_top_level_key_names_its_line() -> None:
+    assert error_for('\n\nschema = 2\n' + GOOD_ROW).startswith("m.toml:3: unknown table or key 'schema'")
+
+
+def test_duplicate_rows_are_refused() -> None:
+    assert "duplicates row 1" in error_for(GOOD_ROW + GOOD_ROW)
+
+
+def test_install_recipe_checked() -> None:
+    text = GOOD_ROW + 'install = [ { kind = "pip", cuda = "8.0" } ]\n'
+    assert "a pip recipe needs 'requirement'" in error_for(text)
+
+
+def test_queries() -> None:
+    text = (
+        GOOD_ROW
+        + """
+[[cuda]]
+version = "8.0.61"
+driver_min_linux = "375.26"
+source = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
+
+[[gpu]]
+name = "A100-SXM4-40GB"
+aliases = ["A100 40GB"]
+compute_capability = "8.0"
+architecture = "Ampere"
+source = "https://developer.nvidia.com/cuda-gpus"
+
+[[gpu]]
+name = "Tesla K20m"
+compute_capability = "3.5"
+architecture = "Kepler"
+source = "https://developer.nvidia.com/cuda-legacy-gpus"
+"""
+    )
+    m = parse_matrix(text, "m.toml")
+    assert m.find("tensorflow_gpu", "==1.0.1")  # names are canonicalised; patch releases covered
+    assert not m.find("tensorflow-gpu", "==1.1")
+    assert m.find("tensorflow-gpu", ">=0.12")
+    assert m.using_cuda(CudaVersion.parse("8.0"))
+    assert str(m.driver_table().min_driver_for(CudaVersion.parse("8.0"))) == "375.26"
+    for name in ("NVIDIA A100-SXM4-40GB", "A100-SXM4-40GB", "a100 40gb"):
+        g = m.gpu(name)
+        assert g is not None and str(g.compute_capability) == "8.0", name
+    for name in ("Tesla K20m", "K20m", "NVIDIA Tesla K20m"):
+        g = m.gpu(name)
+        assert g is not None and str(g.compute_capability) == "3.5", name
+    assert m.gpu("Radeon RX 7900") is None
+
+
+def test_cli_matrix_json(run_cli) -> None:  # type: ignore[no-untyped-def]
+    r = run_cli("matrix", "tensorflow-gpu==1.0.0", "--json")
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["package"] == "tensorflow-gpu" and rec["version"] == "1.0.0"
+    assert rec["cuda"] == ["8.0"] and rec["cudnn"] == ["5.1"]
+    for key in ("python", "driver_min_linux", "compute_capability_min", "install", "source"):
+        assert key in rec
+    assert rec["source"].startswith("https://")
+
+
+def test_cli_matrix_bad_file_is_one_line_exit_2(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "bad.toml"
+    bad.write_text(GOOD_ROW.replace('cuda = ["8.0"]', "cuda = 8"))
+    r = run_cli("matrix", "tensorflow-gpu", "--matrix", str(bad))
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert f"{bad}:2:" in r.stderr and "field 'cuda'" in r.stderr
+    r = run_cli("matrix", "tensorflow-gpu", "--matrix", str(bad), "--debug")
+    assert "Traceback" in r.stderr
+
+
+def test_cli_usage(run_cli) -> None:  # type: ignore[no-untyped-def]
+    r = run_cli("--version")
+    assert r.returncode == 0 and r.stdout.startswith("dnnresolve ")
+    r = run_cli("frobnicate")
+    assert r.returncode == 2
+    r = run_cli("matrix", "torch===")
+    assert r.returncode == 2 and "not a requirement" in r.stderr
+    r = run_cli("matrix", "no-such-framework")
+    assert r.returncode == 1
