@@ -79,7 +79,7 @@ def test_invalid_toml_names_the_line() -> None:
 
 
 def test_unknown_top_level_key_names_its_line() -> None:
-    assert error_for('\n\nschema = 2\n' + GOOD_ROW).startswith("m.toml:3: unknown table or key 'schema'")
+    assert error_for("\n\nschema = 2\n" + GOOD_ROW).startswith("m.toml:3: unknown table or key 'schema'")
 
 
 def test_duplicate_rows_are_refused() -> None:

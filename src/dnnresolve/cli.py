@@ -130,6 +130,27 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     return EXIT_OK if result.found else EXIT_PROBLEMS
 
 
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from .plan import make_plan
+    from .render import plan as render
+    from .runtime_flags import runtime_for
+    from .solve import solve
+
+    requirements = []
+    for spec in args.specs:
+        try:
+            requirements.append(Requirement(spec))
+        except InvalidRequirement as exc:
+            raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
+    matrix = _load_matrix(args)
+    runtime = runtime_for(args, matrix)
+    plan = make_plan(solve(requirements, runtime, matrix), runtime, matrix)
+    render.emit(plan, runtime, as_json=args.json, fmt=args.format)
+    return EXIT_OK if plan.satisfied else EXIT_PROBLEMS
+
+
 def _not_built(name: str) -> Handler:
     def handler(args: argparse.Namespace) -> int:
         raise NotBuiltYet(f"'dnnresolve {name}' is not built yet in this version ({__version__})")
@@ -139,7 +160,6 @@ def _not_built(name: str) -> Handler:
 
 _cmd_detect = _not_built("detect")
 _cmd_explain = _not_built("explain")
-_cmd_plan = _not_built("plan")
 _cmd_check = _not_built("check")
 _cmd_doctor = _not_built("doctor")
 _cmd_update = _not_built("update")

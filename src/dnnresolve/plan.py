@@ -1,0 +1,390 @@
+"""The planner: turns the solver's verdicts into ranked options of concrete steps. No I/O.
+
+Ranking is least privilege first (a driver upgrade needs root), then least change: loading a module
+the site already has beats a new environment, which beats another release, which beats a manual
+download.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .compat import cudnn_compatible, cudnn_rule_text
+from .matrix import Matrix
+from .model import FrameworkRelease, InstallRecipe, Runtime
+from .modulenames import ModuleOffer, read_module
+from .solve import (
+    Candidate,
+    RequirementResult,
+    SolveResult,
+    Status,
+    cudnn_rule_for,
+    evaluate,
+    needs_system_cuda,
+    system_cuda_ok,
+)
+from .steps import Step
+from .versions import CudaVersion, PythonVersion
+
+# Lower is better. Options with equal weight keep the order they were made in.
+WEIGHT_NOTHING, WEIGHT_MODULE, WEIGHT_VARIANT, WEIGHT_ENV, WEIGHT_OTHER_RELEASE, WEIGHT_MANUAL, WEIGHT_ROOT = range(7)
+
+
+@dataclass
+class Option:
+    title: str
+    steps: list[Step]
+    weight: int
+    resolves: list[str] = field(default_factory=list)  # components this option fixes
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def needs_root(self) -> bool:
+        return any(s.needs_root for s in self.steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "needs_root": self.needs_root,
+            "resolves": self.resolves,
+            "steps": [s.to_dict() for s in self.steps],
+            "notes": self.notes,
+        }
+
+
+@dataclass
+class RequirementPlan:
+    result: RequirementResult
+    options: list[Option]
+    message: str = ""
+
+
+@dataclass
+class Plan:
+    requirements: list[RequirementPlan]
+    conflicts: list[str]
+    satisfied: bool
+
+
+def make_plan(solved: SolveResult, runtime: Runtime, matrix: Matrix) -> Plan:
+    plans = [_plan_one(r, runtime, matrix) for r in solved.results]
+    return Plan(plans, list(solved.conflicts), solved.satisfied)
+
+
+def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> RequirementPlan:
+    if not r.known:
+        return RequirementPlan(r, [], f"{r.requirement.name} is not in the compatibility matrix; nothing checked")
+    best = r.best
+    if best is None:
+        return RequirementPlan(r, [], f"no release of {r.package} in the matrix satisfies {r.requirement}")
+    if r.satisfied:
+        return RequirementPlan(r, [Option("nothing to do: this machine runs it as it is", [], WEIGHT_NOTHING)])
+    options: list[Option] = []
+    failing = {c.component for c in best.failures}
+    if not failing:
+        options.append(_install_option(best, runtime, "install it: this machine has what it needs", WEIGHT_NOTHING))
+    else:
+        options.extend(_fixes_for_release(best, runtime, matrix, failing))
+        options.extend(_other_variants(r, best, runtime))
+        options.extend(_other_releases(r, runtime, matrix))
+    options.sort(key=lambda o: (o.needs_root, o.weight))
+    return RequirementPlan(r, _dedupe(options))
+
+
+# ------------------------------------------------------------------ option builders
+
+
+def _fixes_for_release(best: Candidate, runtime: Runtime, matrix: Matrix, failing: set[str]) -> list[Option]:
+    """Keep the requested release; change the machine around it."""
+    row = best.release
+    out: list[Option] = []
+    if "os" in failing:
+        return out
+    if "compute_capability" in failing:
+        return out  # no change of software makes these binaries run on this GPU: other releases only
+    env_steps = _env_steps(row, runtime) if "python" in failing else []
+    if env_steps is None:
+        return out
+    lib_fixes: list[tuple[list[Step], int, list[str], list[str]]] = []
+    if failing & {"cuda", "cudnn"}:
+        module_steps = _module_steps(best, runtime, failing)
+        if module_steps:
+            names = " and ".join(s.argv[-1] for s in module_steps if s.argv[:2] == ("module", "load"))
+            lib_fixes.append(
+                (
+                    module_steps,
+                    WEIGHT_MODULE,
+                    [f"load {names} (modules available on this machine)"],
+                    module_notes(module_steps, runtime),
+                )
+            )
+        manual = _manual_library_steps(best, matrix, failing)
+        if manual:
+            lib_fixes.append((manual, WEIGHT_MANUAL, ["install the libraries by hand"], []))
+    else:
+        lib_fixes.append(([], WEIGHT_NOTHING, [], []))
+    driver_steps: list[Step] = []
+    if "driver" in failing:
+        check = best.check("driver")
+        need = check.needed if check else ""
+        driver_steps.append(
+            Step(
+                "manual",
+                f"upgrade the NVIDIA driver to {need} (needs root; then reboot or reload the module)",
+                needs_root=True,
+            )
+        )
+    for steps, weight, words, notes in lib_fixes:
+        title_parts = list(words)
+        if env_steps:
+            title_parts.append(f"a new environment with Python {env_steps[0].argv[-1].split('=')[-1]}")
+        if driver_steps:
+            title_parts.append("a newer driver")
+        all_steps = driver_steps + steps + env_steps + [_pip_step(row, best.cuda)]
+        title = (
+            f"keep {row.package} {row.version}: " + ", ".join(title_parts) if title_parts else f"install {row.package}"
+        )
+        w = max(weight, WEIGHT_ENV if env_steps else 0, WEIGHT_ROOT if driver_steps else 0)
+        out.append(Option(title, all_steps, w, sorted(failing), notes))
+    return out
+
+
+def _other_variants(r: RequirementResult, best: Candidate, runtime: Runtime) -> list[Option]:
+    """Another CUDA variant of the same release (torch cu118 instead of cu121 for an older driver)."""
+    out = []
+    for c in r.requested:
+        if c is best or not c.ok or c.cuda is None:
+            continue
+        out.append(
+            _install_option(
+                c, runtime, f"use the CUDA {c.cuda} build of {c.release.package} {c.release.version}", WEIGHT_VARIANT
+            )
+        )
+    return out[:2]
+
+
+def _other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> list[Option]:
+    """The other way round: the newest release of the package that runs on this machine as it is.
+
+    A Python that is too new is the one thing a new environment can fix here; system libraries,
+    driver and GPU stay as they are.
+    """
+    rows = [
+        row
+        for row in matrix.releases(r.package, runtime.os)
+        if row.version not in {c.release.version for c in r.requested}
+    ]
+    for row in sorted(rows, key=lambda x: x.version, reverse=True):
+        for cuda in row.cuda or [None]:
+            checks = evaluate(row, cuda, runtime, matrix)
+            failing = {c.component for c in checks if c.status is Status.FAIL}
+            unknown_libs = {c.component for c in checks if c.status is Status.UNKNOWN} & {"cuda", "cudnn"}
+            if failing - {"python"} or unknown_libs or (cuda is None and any(x.cuda for x in r.requested)):
+                continue
+            cand = Candidate(row, cuda, checks)
+            env_steps = _env_steps(row, runtime) if "python" in failing else []
+            if env_steps is None:
+                continue
+            title = f"use {row.package} {row.version} instead: it runs with what this machine has"
+            if env_steps:
+                title += f" (in a new environment with Python {_env_python(row, runtime)})"
+            opt = _install_option(cand, runtime, title, WEIGHT_OTHER_RELEASE)
+            opt.steps = env_steps + opt.steps
+            return [opt]
+    return []
+
+
+def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> Option:
+    return Option(title, [_pip_step(c.release, c.cuda)], weight)
+
+
+# ------------------------------------------------------------------ steps
+
+
+def _recipe(row: FrameworkRelease, cuda: CudaVersion | None, kind: str = "pip") -> InstallRecipe | None:
+    want = str(cuda.series) if cuda else ""
+    for rec in row.install:
+        if rec.kind == kind and (
+            rec.cuda == want or (cuda and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series)
+        ):
+            return rec
+    return None
+
+
+def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None) -> Step:
+    rec = _recipe(row, cuda)
+    argv = ["python", "-m", "pip", "install"]
+    if rec is None:
+        argv.append(f"{row.package}=={row.version}")
+        return Step("pip", f"install {row.package} {row.version}", tuple(argv))
+    argv.append(rec.requirement)
+    argv.extend(f"{name}=={version}" for name, version in rec.companions)
+    if rec.index_url:
+        argv += ["--index-url", rec.index_url]
+    if rec.extra_index_url:
+        argv += ["--extra-index-url", rec.extra_index_url]
+    if rec.find_links:
+        argv += ["--find-links", rec.find_links]
+    what = f"install {rec.requirement}" + (f" (CUDA {rec.cuda} build)" if rec.cuda else "")
+    return Step("pip", what, tuple(argv))
+
+
+def _env_python(row: FrameworkRelease, runtime: Runtime) -> PythonVersion:
+    pythons = sorted(row.python)
+    rec = _recipe(row, None) or next((r for r in row.install if r.kind == "pip"), None)
+    if rec is not None and rec.python:
+        allowed = {PythonVersion.parse(p).series for p in rec.python}
+        pythons = [p for p in pythons if p.series in allowed] or pythons
+    return pythons[-1]
+
+
+def _env_steps(row: FrameworkRelease, runtime: Runtime) -> list[Step] | None:
+    """A conda environment with the newest Python the release has wheels for."""
+    if not row.python:
+        return None
+    py = _env_python(row, runtime)
+    name = env_name(row)
+    return [
+        Step(
+            "conda",
+            f"create a conda environment with Python {py}",
+            ("conda", "create", "-y", "-n", name, f"python={py}"),
+        ),
+        Step("conda", "activate it", ("conda", "activate", name)),
+    ]
+
+
+def env_name(row: FrameworkRelease) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", f"{row.package}-{row.version}")
+
+
+def _module_steps(best: Candidate, runtime: Runtime, failing: set[str]) -> list[Step]:
+    """`module load` lines for a CUDA and a cuDNN the release accepts, from the modules this machine offers."""
+    row = best.release
+    offers = [o for o in (read_module(m) for m in runtime.modules) if o is not None]
+    if not offers:
+        return []
+    build_cuda = best.cuda
+    steps: list[Step] = []
+    cuda_offer: ModuleOffer | None = None
+    if "cuda" in failing and build_cuda is not None:
+        cuda_offer = _pick(o for o in offers if o.component == "cuda" and o.cuda and system_cuda_ok(build_cuda, o.cuda))
+        if cuda_offer is None:
+            return []
+    cudnn_offer: ModuleOffer | None = None
+    if "cudnn" in failing and row.cudnn:
+        rule = cudnn_rule_for(row)
+        target_cuda = cuda_offer.cuda if cuda_offer else (runtime.cuda[0].version if runtime.cuda else build_cuda)
+        cudnn_offer = _pick(
+            o
+            for o in offers
+            if o.component == "cudnn"
+            and o.cudnn is not None
+            and any(cudnn_compatible(b, o.cudnn, rule) for b in row.cudnn)
+            and (o.cuda is None or target_cuda is None or o.cuda.series == target_cuda.series)
+        )
+        if cudnn_offer is None:
+            return []
+    for offer in (cuda_offer, cudnn_offer):
+        if offer is None:
+            continue
+        # Lmod's one-name rule swaps a loaded module of the same name on `module load`.
+        steps.append(Step("module", f"load {offer.module.full}", ("module", "load", offer.module.full)))
+    return steps
+
+
+def module_notes(steps: Sequence[Step], runtime: Runtime) -> list[str]:
+    """Tcl environment-modules 3 refuses a second version of a loaded module: say how to swap there."""
+    notes = []
+    loaded = {m.name.lower(): m for m in runtime.modules if m.loaded}
+    for s in steps:
+        if s.argv[:2] != ("module", "load"):
+            continue
+        name = s.argv[2].split("/")[0].lower()
+        old = loaded.get(name)
+        if old is not None and old.full != s.argv[2]:
+            notes.append(
+                f"Lmod swaps out {old.full} by itself; with Tcl environment modules run: "
+                f"module swap {old.full} {s.argv[2]}"
+            )
+    return notes
+
+
+def _pick(offers: Any) -> ModuleOffer | None:
+    """Prefer a module that is not loaded yet, then the newest version."""
+    items: list[ModuleOffer] = list(offers)
+    if not items:
+        return None
+    return max(items, key=lambda o: (not o.module.loaded, o.cudnn or (0,), o.cuda or (0,)))
+
+
+def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str]) -> list[Step]:
+    row = best.release
+    steps: list[Step] = []
+    cuda = best.cuda
+    if "cuda" in failing and cuda is not None:
+        steps.append(
+            Step(
+                "manual",
+                f"install the CUDA {cuda} toolkit (https://developer.nvidia.com/cuda-toolkit-archive), "
+                f"e.g. under $HOME/cuda-{cuda} with the runfile's --toolkit --toolkitpath options (no root needed)",
+            )
+        )
+    if "cudnn" in failing and row.cudnn:
+        build = max(row.cudnn)
+        rule = cudnn_rule_for(row)
+        archive = None
+        for rel in reversed(matrix.cudnn_releases()):
+            if not cudnn_compatible(build, rel.version, rule) or (cuda is not None and not rel.supports_cuda(cuda)):
+                continue
+            archive = next(
+                (a for a in rel.archives if a.os == "linux" and (cuda is None or _arch_cuda_ok(a.cuda, cuda))), None
+            )
+            if archive is not None:
+                break
+        words = f"download cuDNN ({cudnn_rule_text(build, rule)}) for CUDA {cuda}"
+        if archive is not None:
+            words += (
+                f": {archive.file} from https://developer.nvidia.com/rdp/cudnn-archive, unpack it under $HOME/cudnn"
+            )
+        steps.append(Step("manual", words))
+        steps.append(
+            Step(
+                "shell",
+                "put it first on the library path",
+                env=(("LD_LIBRARY_PATH", "$HOME/cudnn/cuda/lib64:$LD_LIBRARY_PATH"),),
+            )
+        )
+    return steps
+
+
+def _arch_cuda_ok(text: str, cuda: CudaVersion) -> bool:
+    try:
+        v = CudaVersion.parse(text)
+    except ValueError:
+        return False
+    return v.major == cuda.major if v.is_major_only else v.series == cuda.series
+
+
+def _dedupe(options: Sequence[Option]) -> list[Option]:
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for o in options:
+        key = tuple(s.shell for s in o.steps)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(o)
+    return out
+
+
+def needs_summary(c: Candidate) -> dict[str, str]:
+    """What the release variant needs, component by component, for the summary."""
+    return {k.component: k.needed for k in c.checks if k.needed}
+
+
+def uses_system_libraries(c: Candidate) -> bool:
+    return needs_system_cuda(c.release)

@@ -1,0 +1,133 @@
+"""The `plan` command's output: needs / has / gap, then ranked options; JSON; or a shell script."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import Runtime
+from ..plan import Option, Plan, RequirementPlan, needs_summary
+from ..solve import Candidate, Status
+from .console import console, emit_json
+
+_MARK = {Status.OK: "ok", Status.FAIL: "MISSING", Status.WARN: "warn", Status.UNKNOWN: "?"}
+
+
+def to_json(plan: Plan, runtime: Runtime) -> dict[str, Any]:
+    return {
+        "satisfied": plan.satisfied,
+        "conflicts": plan.conflicts,
+        "requirements": [_req_json(rp) for rp in plan.requirements],
+    }
+
+
+def _req_json(rp: RequirementPlan) -> dict[str, Any]:
+    r = rp.result
+    best = r.best
+    return {
+        "requirement": str(r.requirement),
+        "package": r.package,
+        "known": r.known,
+        "release": str(best.release.version) if best else None,
+        "cuda_variant": str(best.cuda) if best and best.cuda else None,
+        "installed": r.installed.version if r.installed else None,
+        "satisfied": r.satisfied,
+        "needs": needs_summary(best) if best else {},
+        "checks": [_check_json(c) for c in (best.checks if best else [])],
+        "gap": [c.component for c in (best.failures if best else [])],
+        "source": best.release.source if best else None,
+        "message": rp.message or None,
+        "options": [o.to_dict() for o in rp.options],
+    }
+
+
+def _check_json(c: Any) -> dict[str, Any]:
+    return {
+        "component": c.component,
+        "status": c.status.value,
+        "needed": c.needed or None,
+        "found": c.found or None,
+        "reason": c.reason,
+        "source": c.source or None,
+    }
+
+
+def to_sh(plan: Plan) -> str:
+    """The first option of each requirement as a shell script."""
+    lines = ["#!/usr/bin/env bash", "# written by dnnresolve plan --format sh", "set -euo pipefail"]
+    for rp in plan.requirements:
+        if not rp.options:
+            lines.append(f"# {rp.result.requirement}: {rp.message or 'no option found'}")
+            continue
+        opt = rp.options[0]
+        lines.append(f"# {rp.result.requirement}: {opt.title}")
+        if any(s.kind == "conda" for s in opt.steps):
+            lines.append('eval "$(conda shell.bash hook)"')
+        for s in opt.steps:
+            if s.kind == "manual":
+                lines.append(f"# MANUAL: {s.description}")
+            else:
+                lines.append(s.shell)
+    return "\n".join(lines) + "\n"
+
+
+def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None:
+    if as_json:
+        emit_json(to_json(plan, runtime))
+        return
+    if fmt == "sh":
+        import sys
+
+        sys.stdout.write(to_sh(plan))
+        return
+    out = console()
+    for rp in plan.requirements:
+        _emit_requirement(out, rp)
+    for c in plan.conflicts:
+        out.print(f"[bold red]conflict[/]: {c}")
+
+
+def _emit_requirement(out: Any, rp: RequirementPlan) -> None:
+    from rich.markup import escape
+
+    r = rp.result
+    best = r.best
+    if best is None:
+        out.print(f"[bold]{escape(str(r.requirement))}[/]: {escape(rp.message)}")
+        return
+    out.print(f"[bold]{escape(str(r.requirement))}[/] -> {escape(_label(best))}")
+    for c in best.checks:
+        mark = _MARK[c.status]
+        style = {"MISSING": "red", "warn": "yellow", "?": "dim"}.get(mark, "green")
+        needed = f"needs {c.needed}" if c.needed else ""
+        found = f"has {c.found}" if c.found else "has ?"
+        out.print(f"  [{style}]{mark:<8}[/] {c.component:<19} {escape(needed):<44} {escape(found)}")
+        if c.status in (Status.FAIL, Status.WARN):
+            out.print(f"           [dim]{escape(c.reason)}[/]")
+    if rp.options:
+        out.print("Options, best first:")
+        for i, opt in enumerate(rp.options, 1):
+            _emit_option(out, i, opt)
+    elif rp.message:
+        out.print(escape(rp.message))
+    else:
+        out.print("[red]No option found[/]: nothing in the matrix runs on this machine.")
+    out.print(f"[dim]Source: {escape(best.release.source)}[/]")
+
+
+def _emit_option(out: Any, i: int, opt: Option) -> None:
+    from rich.markup import escape
+
+    root = " [yellow](needs root)[/]" if opt.needs_root else ""
+    out.print(f"  {i}. {escape(opt.title)}{root}")
+    for s in opt.steps:
+        if s.kind == "manual":
+            out.print(f"       [italic]{escape(s.description)}[/]")
+        else:
+            out.print(f"       {escape(s.shell)}")
+    for n in opt.notes:
+        out.print(f"       [dim]{escape(n)}[/]")
+
+
+def _label(c: Candidate) -> str:
+    cuda = f" for CUDA {c.cuda}" if c.cuda else " (CPU build)"
+    return f"{c.release.package} {c.release.version}{cuda}"

@@ -1,0 +1,369 @@
+"""The solver: each candidate release checked against a runtime. A pure function of its inputs, no I/O.
+
+For every requirement it finds the matrix rows that satisfy it, and for each row and CUDA variant it
+checks Python, operating system, driver, GPU architecture, system CUDA and system cuDNN. Every
+verdict carries its reason and the source of the matrix row that states the fact.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from .compat import CudnnRule, binary_runs_on, cudnn_compatible, cudnn_rule_text
+from .matrix import Matrix
+from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime
+from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
+
+# Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
+_DEFAULT_RULES = {"torch": CudnnRule.TORCH, "jax": CudnnRule.AT_LEAST, "jaxlib": CudnnRule.AT_LEAST}
+
+
+class Status(str, enum.Enum):
+    OK = "ok"
+    FAIL = "fail"
+    WARN = "warn"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One verdict: a component of the runtime against what the release needs."""
+
+    component: str  # python, os, driver, compute_capability, cuda, cudnn
+    status: Status
+    reason: str
+    needed: str = ""
+    found: str = ""
+    source: str = ""
+
+
+@dataclass
+class Candidate:
+    """A matrix row with one CUDA variant (None: a CPU build), and its checks."""
+
+    release: FrameworkRelease
+    cuda: CudaVersion | None
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.status is not Status.FAIL for c in self.checks)
+
+    @property
+    def failures(self) -> list[Check]:
+        return [c for c in self.checks if c.status is Status.FAIL]
+
+    def check(self, component: str) -> Check | None:
+        for c in self.checks:
+            if c.component == component:
+                return c
+        return None
+
+    @property
+    def label(self) -> str:
+        cuda = f" (CUDA {self.cuda})" if self.cuda else " (CPU build)"
+        return f"{self.release.package} {self.release.version}{cuda}"
+
+
+@dataclass
+class RequirementResult:
+    requirement: Requirement
+    package: str
+    known: bool
+    candidates: list[Candidate] = field(default_factory=list)
+    installed: InstalledPackage | None = None
+
+    @property
+    def requested(self) -> list[Candidate]:
+        """Candidates of the newest matching release (what pip would pick), all variants."""
+        if not self.candidates:
+            return []
+        newest = max(c.release.version for c in self.candidates)
+        return [c for c in self.candidates if c.release.version == newest]
+
+    @property
+    def best(self) -> Candidate | None:
+        """The candidate of the requested release that fails least (the default variant first)."""
+        cands = self.requested
+        if not cands:
+            return None
+        return min(cands, key=lambda c: (len(c.failures), not _is_default(c), -(c.cuda.key(2)[0] if c.cuda else 0)))
+
+    @property
+    def satisfied(self) -> bool:
+        """The machine runs the requested release as it is, and a matching version is installed."""
+        best = self.best
+        if best is None or not best.ok or self.installed is None:
+            return False
+        try:
+            return self.requirement.specifier.contains(Version(self.installed.version.split("+")[0]), prereleases=True)
+        except InvalidVersion:
+            return False
+
+
+@dataclass
+class SolveResult:
+    results: list[RequirementResult]
+    conflicts: list[str] = field(default_factory=list)
+
+    @property
+    def satisfied(self) -> bool:
+        return all(r.satisfied for r in self.results) and not self.conflicts
+
+
+def _is_default(c: Candidate) -> bool:
+    d = c.release.cuda_default
+    return d is not None and c.cuda is not None and d.series == c.cuda.series
+
+
+def needs_system_cuda(release: FrameworkRelease) -> bool:
+    """Whether the release loads CUDA and cuDNN from the system (modules, toolkits) rather than its wheels."""
+    return release.is_gpu and release.cudnn_rule is not CudnnRule.BUNDLED
+
+
+def cudnn_rule_for(release: FrameworkRelease) -> CudnnRule:
+    if release.cudnn_rule is not None:
+        return release.cudnn_rule
+    return _DEFAULT_RULES.get(release.package, CudnnRule.EXACT_SERIES)
+
+
+def solve(requirements: Sequence[Requirement], runtime: Runtime, matrix: Matrix) -> SolveResult:
+    results = [_solve_one(req, runtime, matrix) for req in requirements]
+    return SolveResult(results, conflicts=find_conflicts(results, matrix))
+
+
+def _solve_one(req: Requirement, runtime: Runtime, matrix: Matrix) -> RequirementResult:
+    name = canonicalize_name(req.name)
+    installed = next((p for p in runtime.packages if canonicalize_name(p.name) == name), None)
+    if name not in matrix.packages():
+        return RequirementResult(req, name, known=False, installed=installed)
+    spec, variant = _split_local(req.specifier)
+    rows = [r for r in matrix.find(name, spec) if runtime.os in r.os] or matrix.find(name, spec)
+    result = RequirementResult(req, name, known=True, installed=installed)
+    for row in rows:
+        variants: Iterable[CudaVersion | None] = row.cuda or [None]
+        for cuda in variants:
+            if variant is not None and (cuda is None or cuda.series != variant.series):
+                continue
+            result.candidates.append(Candidate(row, cuda, evaluate(row, cuda, runtime, matrix)))
+    return result
+
+
+def _split_local(spec: SpecifierSet) -> tuple[SpecifierSet, CudaVersion | None]:
+    """``==2.1.0+cu118`` -> (``==2.1.0``, CUDA 11.8): the local label picks a variant."""
+    out, variant = [], None
+    for s in spec:
+        version = s.version
+        if "+" in version:
+            tag = parse_build_tag(version)
+            variant = tag.cuda if tag.is_cuda else variant
+            version = version.split("+")[0]
+        out.append(f"{s.operator}{version}")
+    return SpecifierSet(",".join(out)), variant
+
+
+def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, matrix: Matrix) -> list[Check]:
+    """Every check of one release variant against the runtime."""
+    checks = [_check_os(row, runtime), _check_python(row, runtime)]
+    if cuda is None:
+        return checks
+    checks.append(_check_driver(row, cuda, runtime, matrix))
+    checks.append(_check_gpu(row, cuda, runtime, matrix))
+    if needs_system_cuda(row):
+        checks.append(_check_system_cuda(row, cuda, runtime))
+        if row.cudnn:
+            checks.append(_check_system_cudnn(row, runtime))
+    return checks
+
+
+def _check_os(row: FrameworkRelease, runtime: Runtime) -> Check:
+    if runtime.os in row.os:
+        return Check("os", Status.OK, f"built for {runtime.os}", ", ".join(row.os), runtime.os, row.source)
+    return Check("os", Status.FAIL, f"no {runtime.os} build", ", ".join(row.os), runtime.os, row.source)
+
+
+def _check_python(row: FrameworkRelease, runtime: Runtime) -> Check:
+    needed = ", ".join(str(p) for p in row.python)
+    if runtime.python is None:
+        return Check("python", Status.UNKNOWN, "Python version not known", needed, "", row.source)
+    have = runtime.python.series
+    if any(p.series == have for p in row.python):
+        return Check("python", Status.OK, f"wheels exist for Python {have}", needed, str(have), row.source)
+    return Check("python", Status.FAIL, f"no wheels for Python {have} (only {needed})", needed, str(have), row.source)
+
+
+def _check_driver(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix) -> Check:
+    table = matrix.driver_table(runtime.os)
+    required = table.min_driver_for(cuda)
+    cuda_row = matrix.cuda_release(cuda)
+    source = cuda_row.source if cuda_row else row.source
+    needed = f">= {required}" if required else ""
+    if runtime.driver is None:
+        return Check("driver", Status.UNKNOWN, "NVIDIA driver not known", needed, "", source)
+    verdict = table.check(runtime.driver, cuda)
+    found = str(runtime.driver)
+    if verdict.how == "full":
+        return Check("driver", Status.OK, f"driver {found} runs CUDA {cuda}", needed, found, source)
+    if verdict.how == "minor_version_compat":
+        return Check("driver", Status.WARN, verdict.note, needed, found, source)
+    if verdict.how == "unknown":
+        return Check("driver", Status.UNKNOWN, verdict.note, needed, found, source)
+    return Check("driver", Status.FAIL, f"CUDA {cuda} needs driver {needed}; found {found}", needed, found, source)
+
+
+def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix) -> Check:
+    ccs = runtime.compute_capabilities
+    if not ccs:
+        return Check("compute_capability", Status.UNKNOWN, "GPU not known", "", "", row.source)
+    cc = min(ccs)
+    found = str(cc)
+    if row.sm:
+        needed = ", ".join(s.sm for s in row.sm)
+        if binary_runs_on(cc, row.sm):
+            return Check("compute_capability", Status.OK, f"wheels carry code for {cc.sm}", needed, found, row.source)
+        return Check(
+            "compute_capability", Status.FAIL, f"wheels carry {needed}; none runs on {cc.sm}", needed, found, row.source
+        )
+    minimum: ComputeCapability | None = row.compute_capability_min
+    source = row.source
+    cuda_row = matrix.cuda_release(cuda)
+    if minimum is None and cuda_row is not None and cuda_row.compute_capability_min is not None:
+        minimum, source = cuda_row.compute_capability_min, cuda_row.source
+    if minimum is None:
+        return Check("compute_capability", Status.UNKNOWN, "minimum compute capability not stated", "", found, source)
+    needed = f">= {minimum}"
+    if cc >= minimum:
+        return Check("compute_capability", Status.OK, f"GPU {cc} meets {needed}", needed, found, source)
+    return Check(
+        "compute_capability", Status.FAIL, f"needs compute capability {needed}; GPU is {cc}", needed, found, source
+    )
+
+
+def system_cuda_ok(build: CudaVersion, have: CudaVersion) -> bool:
+    """Does a system toolkit ``have`` serve a release built with ``build``?
+
+    Before CUDA 11 the libraries' sonames carry major.minor (libcudart.so.10.0), so the series must
+    match; from CUDA 11 the sonames carry the major only (libcudart.so.11.0 for every 11.x), and a
+    newer minor of the same major serves an older build (minor-version compatibility).
+    """
+    if build.major < 11:
+        return have.series == build.series
+    return have.major == build.major and have.series >= build.series
+
+
+def _check_system_cuda(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime) -> Check:
+    needed = f"CUDA {cuda}" + (" (same major.minor)" if cuda.major < 11 else f" (or a newer {cuda.major}.x)")
+    if not runtime.cuda:
+        return Check("cuda", Status.UNKNOWN, "no CUDA toolkit known on this machine", needed, "", row.source)
+    active = runtime.cuda[0]
+    if system_cuda_ok(cuda, active.version):
+        return Check(
+            "cuda", Status.OK, f"CUDA {active.version} serves a {cuda} build", needed, str(active.version), row.source
+        )
+    return Check(
+        "cuda",
+        Status.FAIL,
+        f"built for CUDA {cuda}; CUDA {active.version} is in use",
+        needed,
+        str(active.version),
+        row.source,
+    )
+
+
+def _check_system_cudnn(row: FrameworkRelease, runtime: Runtime) -> Check:
+    rule = cudnn_rule_for(row)
+    build = max(row.cudnn)
+    needed = cudnn_rule_text(build, rule)
+    active: CudnnInstall | None = runtime.active_cudnn
+    if active is None:
+        return Check("cudnn", Status.UNKNOWN, "no cuDNN known on this machine", needed, "", row.source)
+    if any(cudnn_compatible(b, active.version, rule) for b in row.cudnn):
+        return Check("cudnn", Status.OK, f"cuDNN {active.version} is accepted", needed, str(active.version), row.source)
+    return Check(
+        "cudnn",
+        Status.FAIL,
+        f"built against cuDNN {build}; cuDNN {active.version} is loaded; this release needs {needed}",
+        needed,
+        str(active.version),
+        row.source,
+    )
+
+
+def runs_as_is(row: FrameworkRelease, runtime: Runtime, matrix: Matrix) -> Candidate | None:
+    """A variant of ``row`` whose every check passes on ``runtime`` unchanged (Python included)."""
+    for cuda in row.cuda or [None]:
+        cand = Candidate(row, cuda, evaluate(row, cuda, runtime, matrix))
+        if cand.ok and all(c.status is not Status.UNKNOWN for c in cand.checks if c.component in ("cudnn", "cuda")):
+            return cand
+    return None
+
+
+# ------------------------------------------------------------------ co-installability
+
+
+def specifiers_intersect(a: SpecifierSet, b: SpecifierSet) -> bool:
+    """Whether some version satisfies both sets, as pip's resolver would need one to exist.
+
+    The versions worth trying are the boundaries the two sets name; an exact pin in either set is one.
+    """
+    probes: set[Version] = set()
+    for s in (*a, *b):
+        try:
+            v = Version(s.version.replace(".*", ""))
+        except InvalidVersion:
+            continue
+        probes.add(v)
+        if s.operator in (">", "!="):
+            probes.add(Version(f"{v}.post999"))
+        if s.operator in ("<", "!="):
+            probes.add(Version(_just_below(v)))
+    return any(a.contains(v, prereleases=True) and b.contains(v, prereleases=True) for v in probes)
+
+
+def _just_below(v: Version) -> str:
+    release = list(v.release)
+    for i in range(len(release) - 1, -1, -1):
+        if release[i] > 0:
+            release[i] -= 1
+            return ".".join(str(x) for x in release[: i + 1]) + ".999"
+    return "0"
+
+
+def find_conflicts(results: Sequence[RequirementResult], matrix: Matrix) -> list[str]:
+    """Pinned nvidia-* wheels of two requested releases that no single version satisfies."""
+    pinned: list[tuple[str, dict[str, SpecifierSet]]] = []
+    for r in results:
+        best = r.best
+        if best is None:
+            continue
+        extra = next(iter(r.requirement.extras), "")
+        pins = matrix.pins_for(best.release.package, best.release.version, extra) or matrix.pins_for(
+            best.release.package, best.release.version
+        )
+        wanted: dict[str, SpecifierSet] = {}
+        for p in pins[:1]:
+            for text in p.requires:
+                req = Requirement(text)
+                wanted[canonicalize_name(req.name)] = req.specifier
+        pinned.append((f"{r.requirement}", wanted))
+    out = []
+    for i, (name_a, a) in enumerate(pinned):
+        for name_b, b in pinned[i + 1 :]:
+            for dep in sorted(set(a) & set(b)):
+                if not specifiers_intersect(a[dep], b[dep]):
+                    out.append(
+                        f"{name_a} needs {dep}{a[dep]} but {name_b} needs {dep}{b[dep]}: pip cannot install both"
+                    )
+    return out
+
+
+def installed_cudnn_choices(runtime: Runtime, build: Sequence[CudnnVersion], rule: CudnnRule) -> list[CudnnInstall]:
+    """cuDNN installs on the machine (not loaded first) that this release would accept."""
+    return [c for c in runtime.cudnn if any(cudnn_compatible(b, c.version, rule) for b in build)]
