@@ -234,6 +234,17 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
     minimum: ComputeCapability | None = row.compute_capability_min
     source = row.source
     cuda_row = matrix.cuda_release(cuda)
+    newest = cuda_row.compute_capability_max if cuda_row else None
+    if newest is not None and cc.major > newest.major:
+        return Check(
+            "compute_capability",
+            Status.FAIL,
+            f"built with CUDA {cuda}, which predates {cc.sm} (it knows up to {newest.sm}); "
+            "a newer release built with a newer CUDA is needed",
+            f"<= {newest} (CUDA {cuda})",
+            found,
+            cuda_row.source if cuda_row else row.source,
+        )
     if minimum is None and cuda_row is not None and cuda_row.compute_capability_min is not None:
         minimum, source = cuda_row.compute_capability_min, cuda_row.source
     if minimum is None:

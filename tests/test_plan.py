@@ -1,0 +1,126 @@
+"""Solver and planner on plain objects, against the packaged matrix: what a user on each machine is told."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from packaging.requirements import Requirement
+
+from dnnresolve.matrix import load_matrix
+from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Module, Runtime
+from dnnresolve.plan import Plan, make_plan
+from dnnresolve.render.plan import to_json, to_sh
+from dnnresolve.solve import Status, solve, specifiers_intersect
+from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
+
+
+def k20m_node(python: str = "3.6", modules: bool = True) -> Runtime:
+    """The classic cluster node: Tesla K20m, driver 375.26, CUDA 8.0, cuDNN 5.0.5 loaded."""
+    rt = Runtime(
+        os="linux",
+        driver=DriverVersion.parse("375.26"),
+        gpus=[Gpu("Tesla K20m", ComputeCapability.parse("3.5"))],
+        cuda=[CudaInstall(CudaVersion.parse("8.0.61"), "/usr/local/cuda-8.0")],
+        cudnn=[CudnnInstall(CudnnVersion.from_encoded(5005), "/opt/apps/cudnn/5.0/lib64", loads_first=True)],
+        python=PythonVersion.parse(python),
+    )
+    if modules:
+        rt.modules = [Module("cuda", "8.0", loaded=True), Module("cudnn", "5.0", loaded=True), Module("cudnn", "5.1")]
+    return rt
+
+
+def plan_for(spec: str, rt: Runtime) -> Plan:
+    m = load_matrix()
+    return make_plan(solve([Requirement(spec)], rt, m), rt, m)
+
+
+def test_classic_case_names_cudnn_and_loads_the_module_first() -> None:
+    plan = plan_for("tensorflow-gpu==1.0", k20m_node())
+    rp = plan.requirements[0]
+    best = rp.result.best
+    assert best is not None
+    assert [c.component for c in best.failures] == ["cudnn"]
+    cudnn = best.check("cudnn")
+    assert cudnn is not None and cudnn.found == "5.0.5" and "5.1" in cudnn.needed
+    first = rp.options[0]
+    assert first.steps[0].shell == "module load cudnn/5.1"
+    assert not first.needs_root
+    assert first.steps[-1].shell == "python -m pip install tensorflow-gpu==1.0.0"
+    assert not plan.satisfied
+
+
+def test_without_modules_the_manual_archive_is_named() -> None:
+    plan = plan_for("tensorflow-gpu==1.0", k20m_node(modules=False))
+    shells = [s.description for o in plan.requirements[0].options for s in o.steps]
+    assert any("cudnn-8.0-linux-x64-v5.1.tgz" in d for d in shells)
+
+
+def test_python_too_new_gets_an_env_with_a_python_that_has_wheels() -> None:
+    plan = plan_for("tensorflow-gpu==1.0", k20m_node(python="3.11"))
+    rp = plan.requirements[0]
+    best = rp.result.best
+    assert best is not None
+    assert {c.component for c in best.failures} == {"python", "cudnn"}
+    first = [s.shell for s in rp.options[0].steps]
+    assert first[0] == "module load cudnn/5.1"
+    assert "conda create -y -n tensorflow-gpu-1.0.0 python=3.6" in first
+    pip = "python -m pip install tensorflow-gpu==1.0.0"
+    assert first.index("conda activate tensorflow-gpu-1.0.0") < first.index(pip)
+
+
+def test_machine_that_runs_it_as_is() -> None:
+    rt = k20m_node()
+    rt.cudnn = [CudnnInstall(CudnnVersion.parse("5.1.10"), "/opt/apps/cudnn/5.1/lib64", loads_first=True)]
+    plan = plan_for("tensorflow-gpu==1.0", rt)
+    rp = plan.requirements[0]
+    assert rp.result.best is not None and rp.result.best.ok
+    assert rp.options[0].steps[-1].shell == "python -m pip install tensorflow-gpu==1.0.0"
+    assert not plan.satisfied  # not installed yet
+    from dnnresolve.model import InstalledPackage
+
+    rt.packages = [InstalledPackage("tensorflow-gpu", "1.0.0")]
+    assert plan_for("tensorflow-gpu==1.0", rt).satisfied
+
+
+def test_unknown_package_is_not_checked() -> None:
+    plan = plan_for("numpy==1.26", k20m_node())
+    assert "not in the compatibility matrix" in plan.requirements[0].message
+    assert not plan.requirements[0].options
+
+
+def test_json_and_sh_outputs() -> None:
+    rt = k20m_node(python="3.11")
+    plan = plan_for("tensorflow-gpu==1.0", rt)
+    data = json.loads(json.dumps(to_json(plan, rt)))
+    req = data["requirements"][0]
+    assert req["release"] == "1.0.0" and req["gap"] == ["python", "cudnn"]
+    assert req["options"][0]["steps"][0]["command"] == "module load cudnn/5.1"
+    assert all(c["source"] for c in req["checks"])
+    script = to_sh(plan)
+    assert script.startswith("#!/usr/bin/env bash") and "module load cudnn/5.1" in script
+    for line in script.splitlines():
+        if line and not line.startswith("#") and "$(" not in line:
+            shlex.split(line)  # every command line is valid shell
+
+
+def test_driver_checks_use_minor_version_compatibility() -> None:
+    rt = k20m_node()
+    rt.driver = DriverVersion.parse("367.48")
+    best = plan_for("tensorflow-gpu==1.0", rt).requirements[0].result.best
+    assert best is not None and best.check("driver").status is Status.OK  # type: ignore[union-attr]
+    rt.driver = DriverVersion.parse("352.31")
+    plan = plan_for("tensorflow-gpu==1.0", rt)
+    best = plan.requirements[0].result.best
+    assert best is not None and best.check("driver").status is Status.FAIL  # type: ignore[union-attr]
+    assert any(o.needs_root for o in plan.requirements[0].options)
+
+
+def test_specifier_intersection_as_pip_would_see_it() -> None:
+    from packaging.specifiers import SpecifierSet as S
+
+    assert not specifiers_intersect(S("==12.1.3.1"), S("==12.2.5.6"))
+    assert specifiers_intersect(S(">=9.1,<10"), S("==9.1.0.70"))
+    assert not specifiers_intersect(S(">=9.1,<10"), S(">=8.9,<9"))
+    assert specifiers_intersect(S(">=8,<9"), S(">=8.5"))
+    assert not specifiers_intersect(S("<9"), S(">9"))
