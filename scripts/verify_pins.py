@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Ask pip's own resolver which nvidia-* wheels each pip-era release really pins, and list every
+[[wheel_pins]] row of the matrix that differs. Also lists releases on PyPI newer than the newest row.
+
+Run by hand (it needs PyPI; the tests never run it):
+    scripts/verify_pins.py [--package torch] [--newest]
+pip runs in --dry-run --report mode: metadata only, no wheels are installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from dnnresolve.matrix import load_matrix
+
+PLATFORMS = ["manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_27_x86_64", "manylinux_2_28_x86_64"]
+
+
+def resolved_pins(spec: str, python: str) -> dict[str, str] | None:
+    """The nvidia-* requirements (as their parent's metadata states them) of the resolved install set."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--isolated",
+            "--dry-run",
+            "--quiet",
+            "--ignore-installed",
+            "--only-binary=:all:",
+            "--python-version",
+            python,
+            "--target",
+            str(Path(tmp) / "t"),
+            "--report",
+            str(report),
+        ]
+        for p in PLATFORMS:
+            cmd += ["--platform", p]
+        proc = subprocess.run([*cmd, spec], capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            print(f"  pip failed for {spec}: {proc.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+            return None
+        data = json.loads(report.read_text())
+    pins: dict[str, str] = {}
+    for item in data.get("install", []):
+        for text in item["metadata"].get("requires_dist", []) or []:
+            req = Requirement(text)
+            name = canonicalize_name(req.name)
+            if not name.startswith("nvidia-"):
+                continue
+            if req.marker is not None and not req.marker.evaluate(
+                {
+                    "extra": "",
+                    "platform_machine": "x86_64",
+                    "sys_platform": "linux",
+                    "platform_system": "Linux",
+                    "python_version": python,
+                }
+            ):
+                extras = re.findall(r'extra == "([^"]+)"', str(req.marker))
+                if not extras:
+                    continue
+            pins[name] = str(req.specifier)
+    return pins
+
+
+def newest_on_pypi(package: str) -> str | None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "index", "versions", "--isolated", package],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    m = re.search(r"\((\S+)\)", proc.stdout)
+    return m.group(1) if m else None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--package", help="only this package")
+    ap.add_argument("--newest", action="store_true", help="also compare the newest PyPI release with the matrix")
+    args = ap.parse_args()
+    m = load_matrix()
+    differ = 0
+    for row in m.wheel_pins:
+        if args.package and row.package != canonicalize_name(args.package):
+            continue
+        spec = f"{row.package}[{row.extra}]=={row.version}" if row.extra else f"{row.package}=={row.version}"
+        got = resolved_pins(spec, row.python or "3.11")
+        if got is None:
+            continue
+        want = {canonicalize_name(Requirement(t).name): str(Requirement(t).specifier) for t in row.requires}
+        if got != want:
+            differ += 1
+            print(f"DIFFERS {spec} (matrix line {row.line}):")
+            for name in sorted(set(got) | set(want)):
+                if got.get(name) != want.get(name):
+                    print(f"  {name}: matrix {want.get(name)!r} pip {got.get(name)!r}")
+        else:
+            print(f"ok      {spec}")
+    if args.newest:
+        for package in sorted({f.package for f in m.frameworks}):
+            if args.package and package != canonicalize_name(args.package):
+                continue
+            newest = newest_on_pypi(package)
+            covered = max(f.version for f in m.frameworks if f.package == package)
+            if newest and Version(newest) > covered:
+                differ += 1
+                print(f"STALE   {package}: PyPI has {newest}, the matrix ends at {covered}")
+    print(f"{differ} difference(s)")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,97 @@
+"""Invariants across the tables of the packaged matrix: what one row names, another row must hold."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from dnnresolve.matrix import Matrix, load_matrix, packaged_matrix_path
+
+
+@pytest.fixture(scope="module")
+def matrix() -> Matrix:
+    return load_matrix(packaged_matrix_path())
+
+
+def test_every_cuda_a_framework_names_is_in_the_cuda_table(matrix: Matrix) -> None:
+    missing = sorted(
+        {f"{f.package} {f.version}: CUDA {c}" for f in matrix.frameworks for c in f.cuda if matrix.cuda_release(c) is None}
+    )
+    assert not missing, missing
+
+
+def test_every_cudnn_series_a_framework_names_exists(matrix: Matrix) -> None:
+    series = {r.version.series for r in matrix.cudnn}
+    missing = sorted({f"{f.package} {f.version}: cuDNN {c}" for f in matrix.frameworks for c in f.cudnn if c.series not in series})
+    assert not missing, missing
+
+
+def test_urls_are_well_formed(matrix: Matrix) -> None:
+    for f in matrix.frameworks:
+        for url in (f.source, *f.sources):
+            assert urlparse(url).scheme == "https" and urlparse(url).netloc, (f.package, f.version, url)
+        for r in f.install:
+            for url in (r.index_url, r.extra_index_url, r.find_links, r.url):
+                if url:
+                    assert urlparse(url).scheme == "https" and urlparse(url).netloc, (f.package, f.version, url)
+
+
+def test_pip_recipes_name_their_own_package(matrix: Matrix) -> None:
+    for f in matrix.frameworks:
+        for r in f.install:
+            if r.kind == "pip":
+                req = Requirement(r.requirement)
+                assert canonicalize_name(req.name) in f.names, (f.package, f.version, r.requirement)
+
+
+def test_recipe_cuda_is_a_variant_of_the_row(matrix: Matrix) -> None:
+    for f in matrix.frameworks:
+        variants = {str(c.series) for c in f.cuda} | {str(c) for c in f.cuda}
+        for r in f.install:
+            if r.cuda:
+                assert r.cuda in variants, (f.package, f.version, r.cuda, sorted(variants))
+
+
+def test_default_variant_is_one_of_the_variants(matrix: Matrix) -> None:
+    for f in matrix.frameworks:
+        if f.cuda_default is not None:
+            assert f.cuda_default.series in {c.series for c in f.cuda}, (f.package, f.version)
+
+
+def test_covered_releases_do_not_overlap(matrix: Matrix) -> None:
+    by_key: dict[tuple[str, str], list[object]] = {}
+    for f in matrix.frameworks:
+        for o in f.os:
+            by_key.setdefault((f.package, o), []).append(f)
+    for (package, os_name), rows in by_key.items():
+        for row in rows:
+            others = [r for r in rows if r is not row and r.matches(row.version)]  # type: ignore[attr-defined]
+            assert not others, (package, os_name, str(row.version))  # type: ignore[attr-defined]
+
+
+def test_cuda_driver_minimums_rise_with_the_toolkit(matrix: Matrix) -> None:
+    rows = sorted(matrix.cuda, key=lambda c: c.version)
+    for a, b in zip(rows, rows[1:]):
+        if a.version.major == b.version.major:
+            assert a.driver_min_linux <= b.driver_min_linux, (str(a.version), str(b.version))
+
+
+def test_gpu_names_are_unique(matrix: Matrix) -> None:
+    from dnnresolve.matrix import gpu_key
+
+    seen: dict[str, str] = {}
+    for g in matrix.gpus:
+        for n in (g.name, *g.aliases):
+            k = gpu_key(n)
+            assert seen.get(k, g.name) == g.name, (n, seen.get(k), g.name)
+            seen[k] = g.name
+
+
+def test_pins_are_for_known_releases(matrix: Matrix) -> None:
+    for p in matrix.wheel_pins:
+        assert matrix.find(p.package, f"=={p.version}"), (p.package, str(p.version))
+        for text in p.requires:
+            assert canonicalize_name(Requirement(text).name).startswith(("nvidia-", "triton", "jax-cuda", "tensorrt")), text
