@@ -76,9 +76,9 @@ class Row:
 
     def __init__(self, path: str, table: str, index: int, line: int, data: Any) -> None:
         self.path, self.table, self.index, self.line = path, table, index, line
+        self.data: dict[str, Any] = data if isinstance(data, dict) else {}
         if not isinstance(data, dict):
-            self.fail("", "expected a table")
-        self.data: dict[str, Any] = data
+            self.fail("", f"expected a table ([[{table}]]), got {type(data).__name__}")
 
     def label(self) -> str:
         name = self.data.get("package") or self.data.get("name") or self.data.get("version") or self.data.get("major")
