@@ -18,14 +18,21 @@ def matrix() -> Matrix:
 
 def test_every_cuda_a_framework_names_is_in_the_cuda_table(matrix: Matrix) -> None:
     missing = sorted(
-        {f"{f.package} {f.version}: CUDA {c}" for f in matrix.frameworks for c in f.cuda if matrix.cuda_release(c) is None}
+        {
+            f"{f.package} {f.version}: CUDA {c}"
+            for f in matrix.frameworks
+            for c in f.cuda
+            if matrix.cuda_release(c) is None
+        }
     )
     assert not missing, missing
 
 
 def test_every_cudnn_series_a_framework_names_exists(matrix: Matrix) -> None:
     series = {r.version.series for r in matrix.cudnn}
-    missing = sorted({f"{f.package} {f.version}: cuDNN {c}" for f in matrix.frameworks for c in f.cudnn if c.series not in series})
+    missing = sorted(
+        {f"{f.package} {f.version}: cuDNN {c}" for f in matrix.frameworks for c in f.cudnn if c.series not in series}
+    )
     assert not missing, missing
 
 
@@ -94,4 +101,6 @@ def test_pins_are_for_known_releases(matrix: Matrix) -> None:
     for p in matrix.wheel_pins:
         assert matrix.find(p.package, f"=={p.version}"), (p.package, str(p.version))
         for text in p.requires:
-            assert canonicalize_name(Requirement(text).name).startswith(("nvidia-", "triton", "jax-cuda", "tensorrt")), text
+            assert canonicalize_name(Requirement(text).name).startswith(
+                ("nvidia-", "cuda-toolkit", "triton", "jax-cuda", "tensorrt")
+            ), text

@@ -108,6 +108,13 @@ def matrix_query(
         rows = [r for r in rows if os_name in r.os]
     if not spec and not cuda and not cudnn:
         return MatrixResult("", packages=_summary(matrix, rows))
+    if spec and len({r.version for r in rows}) == 1 and len(rows) > 1:
+        # One release on several operating systems: that release's record (for --os, else Linux),
+        # with the other systems' records beside it.
+        rows.sort(key=lambda r: (os_name or "linux") not in r.os)
+        record = release_record(matrix, rows[0])
+        record["other_os"] = [release_record(matrix, r) for r in rows[1:]]
+        return MatrixResult(query.strip(), releases=[record])
     result = MatrixResult(query.strip(), releases=[release_record(matrix, r) for r in rows])
     if not rows:
         result.message = f"no release in the matrix matches {query.strip()!r}"

@@ -246,7 +246,26 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
             cuda_row.source if cuda_row else row.source,
         )
     if minimum is None and cuda_row is not None and cuda_row.compute_capability_min is not None:
-        minimum, source = cuda_row.compute_capability_min, cuda_row.source
+        # Only the toolkit's floor is known: a GPU below it surely fails; above it, the wheels may still
+        # have dropped the architecture, so say so rather than pass it.
+        floor = cuda_row.compute_capability_min
+        if cc < floor:
+            return Check(
+                "compute_capability",
+                Status.FAIL,
+                f"CUDA {cuda} supports >= {floor}; GPU is {cc}",
+                f">= {floor}",
+                found,
+                cuda_row.source,
+            )
+        return Check(
+            "compute_capability",
+            Status.WARN,
+            f"CUDA {cuda} supports {cc}, but the matrix does not say which architectures these wheels carry",
+            f">= {floor}",
+            found,
+            cuda_row.source,
+        )
     if minimum is None:
         return Check("compute_capability", Status.UNKNOWN, "minimum compute capability not stated", "", found, source)
     needed = f">= {minimum}"
