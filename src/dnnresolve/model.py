@@ -30,6 +30,7 @@ class InstallRecipe:
     url: str = ""
     note: str = ""
     companions: tuple[tuple[str, str], ...] = ()  # ("torchvision", "0.16.0"), ...
+    sm: tuple[ComputeCapability, ...] = ()  # architectures this variant's binaries carry, when stated
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "cuda": self.cuda}
@@ -41,6 +42,8 @@ class InstallRecipe:
                 d[key] = list(getattr(self, key))
         if self.companions:
             d["companions"] = dict(self.companions)
+        if self.sm:
+            d["sm"] = [str(s) for s in self.sm]
         return d
 
 

@@ -55,8 +55,10 @@ INSTALL_KEYS = frozenset(
         "torchvision",
         "torchaudio",
         "os",
+        "sm",
     }
 )
+_LIST_KEYS = ("packages", "channels", "python", "os", "sm")
 _URL = re.compile(r"https?://[^\s\"'<>]+")
 
 T = TypeVar("T")
@@ -173,9 +175,9 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
             row.fail("install", f"entry {i}: kind must be one of pip, conda, manual, got {kind!r}")
         for key, value in item.items():
             ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
-            if key in ("packages", "channels", "python", "os") and not ok:
+            if key in _LIST_KEYS and not ok:
                 row.fail("install", f"entry {i}: {key!r} must be a list of strings")
-            if key not in ("packages", "channels", "python", "os") and not isinstance(value, str):
+            if key not in _LIST_KEYS and not isinstance(value, str):
                 row.fail("install", f"entry {i}: {key!r} must be a string")
         for key in ("index_url", "extra_index_url", "find_links", "url"):
             if item.get(key) and not _URL.fullmatch(item[key]):
@@ -185,6 +187,12 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
         if kind == "conda" and not item.get("packages"):
             row.fail("install", f"entry {i}: a conda recipe needs 'packages'")
         companions = tuple((k, item[k]) for k in ("torchvision", "torchaudio") if item.get(k))
+        sm = []
+        for text in item.get("sm", ()):
+            try:
+                sm.append(ComputeCapability.parse(text))
+            except VersionError as exc:
+                row.fail("install", f"entry {i}: sm: {exc}")
         out.append(
             InstallRecipe(
                 kind=kind,
@@ -199,6 +207,7 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
                 url=item.get("url", ""),
                 note=item.get("note", ""),
                 companions=companions,
+                sm=tuple(sm),
             )
         )
     return tuple(out)

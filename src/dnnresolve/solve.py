@@ -224,9 +224,10 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
         return Check("compute_capability", Status.UNKNOWN, "GPU not known", "", "", row.source)
     cc = min(ccs)
     found = str(cc)
-    if row.sm:
-        needed = ", ".join(s.sm for s in row.sm)
-        if binary_runs_on(cc, row.sm):
+    sm = _variant_sm(row, cuda)
+    if sm:
+        needed = ", ".join(s.sm for s in sm)
+        if binary_runs_on(cc, sm):
             return Check("compute_capability", Status.OK, f"wheels carry code for {cc.sm}", needed, found, row.source)
         return Check(
             "compute_capability", Status.FAIL, f"wheels carry {needed}; none runs on {cc.sm}", needed, found, row.source
@@ -274,6 +275,16 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
     return Check(
         "compute_capability", Status.FAIL, f"needs compute capability {needed}; GPU is {cc}", needed, found, source
     )
+
+
+def _variant_sm(row: FrameworkRelease, cuda: CudaVersion) -> tuple[ComputeCapability, ...]:
+    """The architectures this variant's binaries carry: its recipe's list, else the row's (the default wheel's)."""
+    for rec in row.install:
+        if rec.sm and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series:
+            return rec.sm
+    if row.cuda_default is None or row.cuda_default.series == cuda.series or len(row.cuda) == 1:
+        return row.sm
+    return ()
 
 
 def system_cuda_ok(build: CudaVersion, have: CudaVersion) -> bool:
