@@ -63,7 +63,10 @@ def runtime_to_json(rt: Runtime) -> dict[str, Any]:
 
 def _package_json(p: InstalledPackage) -> dict[str, Any]:
     d: dict[str, Any] = {"name": p.name, "version": p.version, "location": p.location}
-    tag = parse_build_tag(p.version)
+    try:
+        tag = parse_build_tag(p.version)
+    except VersionError:
+        return d
     if tag.kind:
         d["build"] = {"kind": tag.kind, "cuda": _s(tag.cuda), "label": tag.label}
     return d

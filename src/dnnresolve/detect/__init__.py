@@ -21,7 +21,7 @@ from packaging.utils import canonicalize_name
 
 from ..errors import UserError
 from ..model import InstalledPackage, Module, Runtime
-from ..versions import ComputeCapability
+from ..versions import ComputeCapability, VersionError, parse_build_tag
 from . import conda, cuda, cudnn, driver, gpu, linker, modules, nvml, python_env, smi
 from .context import ProbeContext
 from .overrides import apply_env_overrides, runtime_from_flags
@@ -159,16 +159,29 @@ def _capability_lookup(matrix: Matrix | None) -> Callable[[str], ComputeCapabili
 def _frameworks(
     py: python_env.PythonReport, env_conda: conda.CondaReport, matrix: Matrix | None
 ) -> list[InstalledPackage]:
-    """The frameworks the matrix knows, and the nvidia-* wheels they bring, from pip then conda metadata."""
+    """From pip then conda metadata: the frameworks the matrix knows, any package that depends on nvidia-*
+    wheels or carries a CUDA build tag (+cu118), and the nvidia-* wheels themselves."""
     known = {canonicalize_name(n) for n in matrix.packages()} if matrix is not None else set()
 
-    def wanted(name: str) -> bool:
-        return name in known or name.startswith("nvidia-") or matrix is None
+    def wanted(d: python_env.Distribution) -> bool:
+        return (
+            d.name in known
+            or d.name.startswith("nvidia-")
+            or d.requires_nvidia
+            or _build_kind(d.version) in ("cuda", "rocm")
+        )
 
-    out = [InstalledPackage(d.name, d.version, d.location) for d in py.distributions if wanted(d.name)]
+    out = [InstalledPackage(d.name, d.version, d.location) for d in py.distributions if wanted(d)]
     pip_names = {p.name for p in out}
     for pkg in env_conda.packages:
         name = canonicalize_name(pkg.name)
         if name in known and name not in pip_names:
             out.append(InstalledPackage(name, pkg.version, pkg.record))
     return out
+
+
+def _build_kind(version: str) -> str:
+    try:
+        return parse_build_tag(version).kind
+    except VersionError:  # a local label like "+cust" that only looks like a CUDA tag
+        return "other"

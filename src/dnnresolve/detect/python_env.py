@@ -35,6 +35,7 @@ class Distribution:
     name: str  # canonical: "nvidia-cudnn-cu12"
     version: str
     location: str  # the site-packages directory, as a target path
+    requires_nvidia: bool = False  # it depends on nvidia-* wheels (torch, tensorflow[and-cuda], jax plugins)
 
 
 @dataclass
@@ -133,10 +134,24 @@ def _from_files(ctx: ProbeContext, report: PythonReport) -> None:
             report.glibc = m.group(1)
 
 
+def _requires_nvidia(dist: metadata.Distribution) -> bool:
+    try:
+        requires = dist.requires or []
+    except (OSError, ValueError):
+        return False
+    return any(canonicalize_name(re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0]).startswith("nvidia-") for r in requires)
+
+
 def _version_from_layout(ctx: ProbeContext, report: PythonReport, prefix: str, site_dir: str) -> None:
     if report.version is not None:
         return
     if prefix:
+        for record in ctx.glob(f"{prefix}/conda-meta/python-3*.json"):
+            m = re.search(r"/python-(\d+\.\d+\.\d+)-", record)
+            if m:
+                report.version = PythonVersion.parse(m.group(1))
+                report.version_from = record
+                return
         cfg = ctx.read_text(f"{prefix}/pyvenv.cfg") or ""
         m = re.search(r"^\s*version(?:_info)?\s*=\s*(\d+\.\d+(?:\.\d+)?)", cfg, re.MULTILINE)
         if m:
@@ -166,5 +181,6 @@ def _distributions(ctx: ProbeContext, site_dirs: list[str]) -> list[Distribution
             if not name or not version:
                 continue
             key = canonicalize_name(name)
-            found.setdefault(key, Distribution(key, version, site))  # first on sys.path wins, as at import
+            if key not in found:  # the first on sys.path wins, as at import
+                found[key] = Distribution(key, version, site, _requires_nvidia(dist))
     return sorted(found.values(), key=lambda d: d.name)

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..model import Runtime
 from ..profile import runtime_to_json
-from ..versions import parse_build_tag
+from ..versions import VersionError, parse_build_tag
 from .console import console, emit_json, table_box
 
 
@@ -81,7 +81,10 @@ def rows(rt: Runtime) -> list[tuple[str, str, str]]:
 
 
 def _package(name: str, version: str) -> str:
-    tag = parse_build_tag(version)
+    try:
+        tag = parse_build_tag(version)
+    except VersionError:
+        return f"{name} {version}"
     if tag.is_cuda and tag.cuda is not None:
         return f"{name} {version} (built for CUDA {tag.cuda})"
     if tag.kind == "cpu":
