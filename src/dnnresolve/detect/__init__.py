@@ -107,10 +107,8 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None) -> Runtime:
     if env_conda.prefix:
         rt.sources["conda"] = "$CONDA_PREFIX"
     rt.modules = [Module(m.name, m.version, m.loaded, mods.files.get(m.full, "")) for m in mods.modules]
-    if mods.modules:
-        rt.sources["modules"] = ", ".join(
-            x for x in ("$LOADEDMODULES" if any(m.loaded for m in mods.modules) else "", "$MODULEPATH", mods.tool) if x
-        )
+    if any(not m.loaded for m in mods.modules):
+        rt.sources["modules"] = "$MODULEPATH" + (f", {mods.tool} avail" if mods.tool and ctx.run_programs else "")
     rt.notes = ctx.notes
     if ctx.root is not None:
         rt.sources["root"] = ctx.root

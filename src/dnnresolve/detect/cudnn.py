@@ -66,6 +66,7 @@ class _Install:
     how: list[str]
     libs: list[str] = field(default_factory=list)  # target paths of libcudnn.so* files
     loads_first: bool = False
+    first_for: str = ""  # "libcudnn.so.5 (LD_LIBRARY_PATH: /opt/apps/cudnn/5.0/lib64/libcudnn.so.5)"
 
 
 def probe(
@@ -125,10 +126,15 @@ def probe(
     for pre in prefixes.values():
         installs.extend(_installs_in(ctx, pre, python, conda))
     _mark_loads_first(ctx, installs, cache)
-    return [
-        CudnnInstall(i.version, i.path, "; ".join([i.where, "found via " + ", ".join(i.how)]), i.loads_first)
-        for i in installs
-    ]
+    return [CudnnInstall(i.version, i.path, _found_in(i), i.loads_first) for i in installs]
+
+
+def _found_in(i: _Install) -> str:
+    parts = [i.where]
+    if i.first_for:
+        parts.append(f"loads first for {i.first_for}")
+    parts.append("found via " + ", ".join(i.how))
+    return "; ".join(parts)
 
 
 def _strip(d: str, tails: tuple[str, ...]) -> str:
@@ -218,7 +224,7 @@ def _mark_loads_first(ctx: ProbeContext, installs: list[_Install], cache: LdCach
         for inst in installs:
             if any(ctx.realpath(f) == real for f in inst.libs):
                 inst.loads_first = True
-                inst.how.insert(0, f"loads first for {soname} ({hit.how}: {hit.path})")
+                inst.first_for = ", ".join(x for x in (inst.first_for, f"{soname} ({hit.how}: {hit.path})") if x)
                 break
         else:
             ctx.note(f"{soname}: the linker would load {hit.path} ({hit.how}), which no install here accounts for")
