@@ -67,3 +67,15 @@ def test_bad_root_and_bad_override_are_one_line_errors(run_cli: Run, tmp_path: P
     assert res.returncode == 2
     assert res.stderr.startswith("dnnresolve detect: error: DNNRESOLVE_GPU 'Banana X': not a GPU the matrix knows")
     assert "Traceback" not in res.stderr
+
+
+def test_detect_on_this_machine_writes_a_profile_plan_can_read(run_cli: Run, tmp_path: Path) -> None:
+    from dnnresolve.profile import load_profile
+
+    res = run_cli("detect", "--json", env={"DNNRESOLVE_NVML": "0"})
+    assert res.returncode == 0, res.stderr
+    profile = tmp_path / "here.json"
+    profile.write_text(res.stdout)
+    rt = load_profile(str(profile))
+    assert rt.python is not None  # the interpreter on PATH answered
+    assert rt.sources["python"]

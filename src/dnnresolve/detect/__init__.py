@@ -1,7 +1,7 @@
 """Reading a machine: driver, GPUs, CUDA toolkits, cuDNN installs, Python, frameworks, conda, modules.
 
-``detect_runtime()`` starts every program it will need at once (nvidia-smi twice, ldconfig, the target
-Python, the module tool, nvcc), each with a timeout, reads files while they run, then collects their
+``detect_runtime()`` starts the programs it will need at once (nvidia-smi twice, ldconfig, the target
+Python, the module tool), each with a timeout, reads files while they run, then collects their
 answers; NVML is asked in a thread of its own. A probe that fails leaves a note, never an exception.
 
 Under ``root`` (``--root DIR``) every path is read under DIR and no program of this machine describes
@@ -62,7 +62,7 @@ def detect_runtime(
 
 
 def _detect(ctx: ProbeContext, matrix: Matrix | None) -> Runtime:
-    for starter in (smi.start, python_env.start, linker.start, modules.start, cuda.start):
+    for starter in (smi.start, python_env.start, linker.start, modules.start):
         starter(ctx)
     nvml_answer = _in_background(lambda: nvml.probe(ctx))
 

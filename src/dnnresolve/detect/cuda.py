@@ -45,12 +45,6 @@ class _Found:
     how: list[str] = field(default_factory=list)
 
 
-def start(ctx: ProbeContext) -> None:
-    nvcc = ctx.which("nvcc")
-    if nvcc and ctx.run_programs:
-        ctx.start([nvcc, "--version"])
-
-
 def probe(
     ctx: ProbeContext, python: PythonReport, conda: CondaReport, modules: ModulesReport, cache: LdCache
 ) -> list[CudaInstall]:

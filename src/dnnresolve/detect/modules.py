@@ -93,6 +93,9 @@ def probe(ctx: ProbeContext) -> ModulesReport:
                         seen[full] = Module(name, version)
     report.modules = sorted(seen.values(), key=lambda m: (m.name.lower(), m.version))
     for full, path in report.files.items():
+        # only CUDA-ish modulefiles are read: a site may have thousands, on a slow shared filesystem
+        if not split_module(full)[0].rsplit("/", 1)[-1].lower().startswith("cud"):
+            continue
         for d in _mentioned_dirs(ctx, path):
             report.mentioned.append((full, d))
     return report
