@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..model import Runtime
 from ..profile import runtime_to_json
 from ..versions import VersionError, parse_build_tag
@@ -90,7 +88,3 @@ def _package(name: str, version: str) -> str:
     if tag.kind == "cpu":
         return f"{name} {version} (CPU build)"
     return f"{name} {version}"
-
-
-def as_dict(rt: Runtime) -> dict[str, Any]:
-    return runtime_to_json(rt)
