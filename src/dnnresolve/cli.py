@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("detect", help="what this machine has: driver, GPUs, CUDA, cuDNN, Python, frameworks, modules")
     _common(p)
     p.add_argument("--root", metavar="DIR", help="read the machine's files under DIR (a copy of another machine)")
+    p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to wait for each program")
     p.set_defaults(handler=_cmd_detect)
 
     p = sub.add_parser("explain", help="decode a CUDA / cuDNN / driver error message")
@@ -151,6 +152,22 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     return EXIT_OK if plan.satisfied else EXIT_PROBLEMS
 
 
+def _cmd_detect(args: argparse.Namespace) -> int:
+    from .detect import detect_runtime
+    from .render import detect as render
+
+    try:
+        matrix: Matrix | None = _load_matrix(args)
+    except UserError as exc:
+        if args.matrix:
+            raise
+        sys.stderr.write(f"dnnresolve detect: warning: matrix not loaded ({exc})\n")
+        matrix = None
+    runtime = detect_runtime(root=args.root, timeout=args.timeout, matrix=matrix)
+    render.emit(runtime, as_json=args.json)
+    return EXIT_OK
+
+
 def _not_built(name: str) -> Handler:
     def handler(args: argparse.Namespace) -> int:
         raise NotBuiltYet(f"'dnnresolve {name}' is not built yet in this version ({__version__})")
@@ -158,7 +175,6 @@ def _not_built(name: str) -> Handler:
     return handler
 
 
-_cmd_detect = _not_built("detect")
 _cmd_explain = _not_built("explain")
 _cmd_check = _not_built("check")
 _cmd_doctor = _not_built("doctor")

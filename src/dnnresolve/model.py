@@ -204,6 +204,7 @@ class Module:
     name: str
     version: str
     loaded: bool = False
+    modulefile: str = ""  # where the modulefile is, when known
 
     @property
     def full(self) -> str:
@@ -226,6 +227,13 @@ class Runtime:
     modules: list[Module] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # item -> where it was found / given
+    # added by detect: what kind of system, and the target Python's details
+    system: str = ""  # "wsl", "jetson", or "" for a plain machine
+    python_implementation: str = ""  # "CPython", "PyPy"
+    python_executable: str = ""
+    machine: str = ""  # CPU architecture as the target Python reports it: "x86_64", "aarch64"
+    glibc: str = ""  # "2.17"
+    conda_env: str = ""  # CONDA_DEFAULT_ENV, the active env's name
 
     @property
     def active_cuda(self) -> CudaInstall | None:

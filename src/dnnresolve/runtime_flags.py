@@ -1,56 +1,35 @@
-"""The runtime a command works against: detected, read from a profile, then overridden by flags."""
+"""The runtime a command works against: this machine (or --root), else --target, then the flags on top."""
 
 from __future__ import annotations
 
 import argparse
-import platform
-import sys
 
-from .errors import UserError
 from .matrix import Matrix
-from .model import CudaInstall, CudnnInstall, Gpu, Runtime
-from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion, VersionError
+from .model import Runtime
 
 
 def runtime_for(args: argparse.Namespace, matrix: Matrix) -> Runtime:
-    """This machine (unless --no-detect), then --target, then the flags, each overriding the last."""
-    runtime = Runtime(os=_this_os(), python=PythonVersion(sys.version_info[:3]))
-    runtime.sources["python"] = "this interpreter"
-    return apply_flags(runtime, args, matrix)
+    """--target PROFILE.json replaces detection; --no-detect starts from nothing; flags override either."""
+    from .detect import runtime_from_flags
 
+    target = getattr(args, "target", None)
+    if target:
+        from .profile import load_profile
 
-def _this_os() -> str:
-    return {"Windows": "windows", "Darwin": "macos"}.get(platform.system(), "linux")
+        base = load_profile(target)
+    elif getattr(args, "no_detect", False):
+        base = Runtime()
+    else:
+        from .detect import detect_runtime
 
-
-def apply_flags(runtime: Runtime, args: argparse.Namespace, matrix: Matrix) -> Runtime:
-    try:
-        if getattr(args, "os", None):
-            runtime.os = args.os
-        if getattr(args, "python", None):
-            runtime.python = PythonVersion.parse(args.python)
-            runtime.sources["python"] = "--python"
-        if getattr(args, "driver", None):
-            runtime.driver = DriverVersion.parse(args.driver)
-            runtime.sources["driver"] = "--driver"
-        if getattr(args, "cuda", None):
-            runtime.cuda = [CudaInstall(CudaVersion.parse(args.cuda), "", "--cuda")]
-        if getattr(args, "cudnn", None):
-            runtime.cudnn = [CudnnInstall(CudnnVersion.parse(args.cudnn), "", "--cudnn", loads_first=True)]
-        if getattr(args, "gpu", None):
-            runtime.gpus = [gpu_from_flag(args.gpu, matrix)]
-    except VersionError as exc:
-        raise UserError(str(exc)) from exc
-    return runtime
-
-
-def gpu_from_flag(text: str, matrix: Matrix) -> Gpu:
-    """``--gpu`` takes what nvidia-smi prints, the name without its brand prefix, or a compute capability."""
-    try:
-        return Gpu(f"compute capability {text}", ComputeCapability.parse(text), found_in="--gpu")
-    except VersionError:
-        pass
-    model = matrix.gpu(text)
-    if model is None:
-        raise UserError(f"unknown GPU {text!r}: give its compute capability instead, e.g. --gpu 3.5")
-    return Gpu(model.name, model.compute_capability, found_in="--gpu")
+        base = detect_runtime(root=getattr(args, "root", None), matrix=matrix)
+    return runtime_from_flags(
+        base,
+        driver=getattr(args, "driver", None),
+        cuda=getattr(args, "cuda", None),
+        cudnn=getattr(args, "cudnn", None),
+        gpu=getattr(args, "gpu", None),
+        python=getattr(args, "python", None),
+        os=getattr(args, "os", None),
+        matrix=matrix,
+    )

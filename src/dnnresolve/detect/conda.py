@@ -1,0 +1,71 @@
+"""The active conda environment (``CONDA_PREFIX``) and its packages, from ``conda-meta/*.json``.
+
+Each installed package has a record ``conda-meta/NAME-VERSION-BUILD.json`` with "name", "version" and
+"build" keys; reading them needs no conda at all.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from .context import ProbeContext
+
+
+@dataclass(frozen=True)
+class CondaPackage:
+    name: str
+    version: str
+    build: str
+    record: str  # the conda-meta file, as a target path
+
+
+@dataclass
+class CondaReport:
+    prefix: str = ""
+    env_name: str = ""
+    packages: list[CondaPackage] = field(default_factory=list)
+
+    def find(self, *names: str) -> list[CondaPackage]:
+        return [p for p in self.packages if p.name in names]
+
+
+def probe(ctx: ProbeContext) -> CondaReport:
+    prefix = ctx.env.get("CONDA_PREFIX", "")
+    if not prefix.startswith("/"):
+        return CondaReport()
+    report = CondaReport(prefix=prefix, env_name=ctx.env.get("CONDA_DEFAULT_ENV", ""))
+    if not ctx.is_dir(f"{prefix}/conda-meta"):
+        ctx.note(f"CONDA_PREFIX={prefix}: no conda-meta directory there")
+        return report
+    report.packages = read_conda_meta(ctx, prefix)
+    return report
+
+
+def read_conda_meta(ctx: ProbeContext, prefix: str) -> list[CondaPackage]:
+    packages = []
+    for record in ctx.glob(f"{prefix}/conda-meta/*.json"):
+        pkg = _read_record(ctx, record)
+        if pkg is not None:
+            packages.append(pkg)
+    return sorted(packages, key=lambda p: p.name)
+
+
+def _read_record(ctx: ProbeContext, record: str) -> CondaPackage | None:
+    text = ctx.read_text(record)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("name"), str) and isinstance(data.get("version"), str):
+        return CondaPackage(data["name"], data["version"], str(data.get("build", "")), record)
+    # An unreadable record still names the package: NAME-VERSION-BUILD.json
+    m = re.fullmatch(r"(.+)-([^-]+)-([^-]+)\.json", record.rsplit("/", 1)[-1])
+    if m:
+        ctx.note(f"{record}: unreadable JSON; used its file name")
+        return CondaPackage(m.group(1), m.group(2), m.group(3), record)
+    ctx.note(f"{record}: not a conda package record")
+    return None

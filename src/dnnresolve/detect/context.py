@@ -1,0 +1,222 @@
+"""What every probe shares: the machine's files (under ``--root`` when given), its environment, the
+programs it may run (each with a timeout, concurrently, each command once), and the notes it leaves.
+
+Paths handed around between probes are paths *on the target machine* (``/usr/local/cuda-8.0``);
+``host()`` turns one into the path to open here (``DIR/usr/local/cuda-8.0`` under ``--root DIR``).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+# Text files the probes read are small (version files, headers, /proc entries); a bigger one is not ours.
+MAX_READ = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ProgramResult:
+    """One program run: its output, or why there is none."""
+
+    argv: tuple[str, ...]
+    returncode: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    error: str = ""  # "timed out after 5s", "cannot run: ...": the program gave no answer
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and self.returncode == 0
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.argv[0]) if self.argv else "?"
+
+    def why_not(self) -> str:
+        """A one-line reason for a failed run, for a note."""
+        if self.error:
+            return self.error
+        text = (self.stderr.strip() or self.stdout.strip()).splitlines()
+        first = text[0].strip() if text else ""
+        return f"exit status {self.returncode}" + (f": {first}" if first else "")
+
+
+class ProbeContext:
+    """The target machine as the probes see it."""
+
+    def __init__(
+        self,
+        root: str | None,
+        env: Mapping[str, str],
+        timeout: float,
+        run_programs: bool,
+        max_workers: int = 8,
+    ) -> None:
+        self.root = os.path.abspath(root) if root else None
+        self.env = dict(env)
+        self.timeout = timeout
+        self.run_programs = run_programs
+        self._notes: list[str] = []
+        self._lock = threading.Lock()
+        self._runs: dict[tuple[str, ...], Future[ProgramResult]] = {}
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="dnnresolve-probe")
+
+    # ------------------------------------------------------------------ notes
+    def note(self, text: str) -> None:
+        with self._lock:
+            if text not in self._notes:
+                self._notes.append(text)
+
+    @property
+    def notes(self) -> list[str]:
+        with self._lock:
+            return list(self._notes)
+
+    def close(self) -> None:
+        # Every run kills its own process group on timeout, so no worker outlives its timeout.
+        self._pool.shutdown(wait=True)
+
+    # ------------------------------------------------------------------ files
+    def host(self, path: str) -> str:
+        """The path to open here for ``path`` on the target machine."""
+        if self.root is None:
+            return path
+        return os.path.join(self.root, os.path.normpath(path).lstrip("/"))
+
+    def target(self, host_path: str) -> str:
+        """The inverse of ``host``: how the target machine names a file found here."""
+        if self.root is None:
+            return host_path
+        rel = os.path.relpath(host_path, self.root)
+        if rel == "." or rel.startswith(".."):
+            return "/" if rel == "." else host_path
+        return "/" + rel
+
+    def read_text(self, path: str) -> str | None:
+        """A small text file's content, or None when it is absent or unreadable."""
+        try:
+            with open(self.host(path), "rb") as fh:
+                data = fh.read(MAX_READ)
+        except OSError:
+            return None
+        return data.decode("utf-8", errors="replace")
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(self.host(path))
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(self.host(path))
+
+    def is_file(self, path: str) -> bool:
+        return os.path.isfile(self.host(path))
+
+    def listdir(self, path: str) -> list[str]:
+        try:
+            return sorted(os.listdir(self.host(path)))
+        except OSError:
+            return []
+
+    def glob(self, pattern: str) -> list[str]:
+        """Target paths matching a pattern of target paths, sorted."""
+        return sorted(self.target(p) for p in glob.glob(self.host(pattern)))
+
+    def realpath(self, path: str) -> str:
+        """Symlinks resolved; under ``--root`` an absolute link target stays inside the copy."""
+        if self.root is None:
+            return os.path.realpath(path)
+        current = os.path.normpath(path)
+        for _ in range(40):  # a symlink chain longer than this is a loop
+            parts = current.strip("/").split("/")
+            resolved = "/"
+            changed = False
+            for i, part in enumerate(parts):
+                candidate = os.path.join(resolved, part)
+                link = self.host(candidate)
+                if os.path.islink(link):
+                    try:
+                        dest = os.readlink(link)
+                    except OSError:
+                        return current
+                    joined = dest if dest.startswith("/") else os.path.join(resolved, dest)
+                    current = os.path.normpath(os.path.join(joined, *parts[i + 1 :]))
+                    changed = True
+                    break
+                resolved = candidate
+            if not changed:
+                return current
+        return current
+
+    def env_paths(self, name: str) -> list[str]:
+        """A colon-separated environment variable as a list of absolute paths, in order, no blanks."""
+        return [p for p in self.env.get(name, "").split(os.pathsep) if p.startswith("/")]
+
+    # --------------------------------------------------------------- programs
+    def which(self, name: str, extra_dirs: Iterable[str] = ()) -> str | None:
+        """A program on the target's PATH (then in ``extra_dirs``), as a target path; None if absent."""
+        for d in [*self.env_paths("PATH"), *extra_dirs]:
+            candidate = os.path.join(d, name)
+            host = self.host(candidate)
+            if os.path.isfile(host) and os.access(host, os.X_OK):
+                return candidate
+        return None
+
+    def start(self, argv: Sequence[str]) -> Future[ProgramResult]:
+        """Start a program (target path first) unless the same command already ran or is running."""
+        key = tuple(argv)
+        with self._lock:
+            fut = self._runs.get(key)
+            if fut is None:
+                fut = self._pool.submit(self._run, key)
+                self._runs[key] = fut
+            return fut
+
+    def run(self, argv: Sequence[str]) -> ProgramResult:
+        return self.start(argv).result()
+
+    def _run(self, argv: tuple[str, ...]) -> ProgramResult:
+        if not self.run_programs:
+            return ProgramResult(argv, error="programs are not run under --root")
+        env = {**self.env, "LC_ALL": "C", "LANG": "C"}
+        return _execute(argv, [self.host(argv[0]), *argv[1:]], env, self.timeout)
+
+    def run_here(self, argv: Sequence[str]) -> ProgramResult:
+        """Run a program of *this* machine that only reads files of the target
+        (``ldconfig -p -C DIR/etc/ld.so.cache``); allowed under ``--root``."""
+        key = ("<here>", *argv)
+        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C", "LANG": "C"}
+        with self._lock:
+            fut = self._runs.get(key)
+            if fut is None:
+                fut = self._pool.submit(_execute, tuple(argv), list(argv), env, self.timeout)
+                self._runs[key] = fut
+        return fut.result()
+
+
+def _execute(argv: tuple[str, ...], host_argv: list[str], env: dict[str, str], timeout: float) -> ProgramResult:
+    try:
+        proc = subprocess.Popen(
+            host_argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,  # so a timeout can kill the program and everything it started
+        )
+    except OSError as exc:
+        return ProgramResult(argv, error=f"cannot run {argv[0]}: {exc.strerror or exc}")
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            proc.kill()
+        proc.communicate()
+        return ProgramResult(argv, error=f"{os.path.basename(argv[0])} timed out after {timeout:g}s")
+    return ProgramResult(argv, proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))

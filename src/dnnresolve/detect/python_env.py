@@ -1,0 +1,186 @@
+"""The target Python: version, implementation, platform, glibc, and what is installed in it.
+
+The target interpreter is the active virtual environment's (``VIRTUAL_ENV``), else the active conda
+env's (``CONDA_PREFIX``), else ``python3`` / ``python`` on PATH. It is asked, with a timeout, for its
+facts and its site-packages directories; the packages themselves are read from their metadata with
+``importlib.metadata`` (never imported). Under ``--root`` nothing runs: the site-packages directories
+are found by their layout and the version comes from ``pyvenv.cfg`` or the ``pythonX.Y`` directory name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from importlib import metadata
+
+from packaging.utils import canonicalize_name
+
+from ..versions import PythonVersion, VersionError
+from .context import ProbeContext
+
+# Runs in the target interpreter, which may be old: Python 2.7 syntax, standard library only.
+_FACTS_SCRIPT = (
+    "import json, platform, sys\n"
+    "site = [p for p in sys.path if p.endswith(('site-packages', 'dist-packages'))]\n"
+    "print(json.dumps({'version': platform.python_version(), 'implementation': platform.python_implementation(),"
+    " 'machine': platform.machine(), 'libc': list(platform.libc_ver()), 'executable': sys.executable,"
+    " 'site': site}))\n"
+)
+
+
+@dataclass(frozen=True)
+class Distribution:
+    name: str  # canonical: "nvidia-cudnn-cu12"
+    version: str
+    location: str  # the site-packages directory, as a target path
+    requires_nvidia: bool = False  # it depends on nvidia-* wheels (torch, tensorflow[and-cuda], jax plugins)
+
+
+@dataclass
+class PythonReport:
+    executable: str = ""
+    version: PythonVersion | None = None
+    version_from: str = ""
+    implementation: str = ""
+    machine: str = ""
+    glibc: str = ""
+    site_dirs: list[str] = field(default_factory=list)  # target paths
+    distributions: list[Distribution] = field(default_factory=list)
+
+    def find(self, name: str) -> list[Distribution]:
+        key = canonicalize_name(name)
+        return [d for d in self.distributions if d.name == key]
+
+
+def interpreter(ctx: ProbeContext) -> str | None:
+    for prefix_var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        prefix = ctx.env.get(prefix_var, "")
+        if prefix.startswith("/"):
+            for name in ("python", "python3"):
+                candidate = os.path.join(prefix, "bin", name)
+                host = ctx.host(candidate)
+                if os.path.isfile(host) and os.access(host, os.X_OK):
+                    return candidate
+    return ctx.which("python3") or ctx.which("python")
+
+
+def start(ctx: ProbeContext) -> None:
+    exe = interpreter(ctx)
+    if exe and ctx.run_programs:
+        ctx.start([exe, "-c", _FACTS_SCRIPT])
+
+
+def probe(ctx: ProbeContext) -> PythonReport:
+    report = PythonReport()
+    exe = interpreter(ctx)
+    if exe and ctx.run_programs:
+        result = ctx.run([exe, "-c", _FACTS_SCRIPT])
+        if result.ok:
+            _read_facts(ctx, report, exe, result.stdout)
+        else:
+            ctx.note(f"python ({exe}): {result.why_not()}")
+    if not report.site_dirs:
+        _from_files(ctx, report)
+    report.distributions = _distributions(ctx, report.site_dirs)
+    return report
+
+
+def _read_facts(ctx: ProbeContext, report: PythonReport, exe: str, stdout: str) -> None:
+    try:
+        facts = json.loads(stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        ctx.note(f"python ({exe}): unreadable answer")
+        return
+    report.executable = str(facts.get("executable") or exe)
+    try:
+        report.version = PythonVersion.parse(str(facts.get("version", "")))
+        report.version_from = exe
+    except VersionError:
+        ctx.note(f"python ({exe}): unreadable version {facts.get('version')!r}")
+    report.implementation = str(facts.get("implementation", ""))
+    report.machine = str(facts.get("machine", ""))
+    libc = facts.get("libc") or []
+    if len(libc) == 2 and libc[0] == "glibc":
+        report.glibc = str(libc[1])
+    report.site_dirs = [str(p) for p in facts.get("site", []) if isinstance(p, str) and ctx.is_dir(p)]
+
+
+def _from_files(ctx: ProbeContext, report: PythonReport) -> None:
+    prefixes = [p for p in (ctx.env.get("VIRTUAL_ENV", ""), ctx.env.get("CONDA_PREFIX", "")) if p.startswith("/")]
+    for prefix in prefixes:
+        dirs = ctx.glob(f"{prefix}/lib/python*/site-packages")
+        if dirs:
+            report.site_dirs = dirs
+            report.executable = report.executable or f"{prefix}/bin/python"
+            _version_from_layout(ctx, report, prefix, dirs[-1])
+            break
+    if not report.site_dirs:
+        dirs = [
+            *ctx.glob("/usr/local/lib/python3*/dist-packages"),
+            *ctx.glob("/usr/local/lib/python3*/site-packages"),
+            *ctx.glob("/usr/lib/python3/dist-packages"),
+            *ctx.glob("/usr/lib/python3*/site-packages"),
+            *ctx.glob("/usr/lib64/python3*/site-packages"),
+        ]
+        report.site_dirs = dirs
+        if dirs and report.version is None:
+            _version_from_layout(ctx, report, "", dirs[0])
+    if report.site_dirs and not report.glibc:
+        libc = ctx.glob("/lib*/libc-*.so") + ctx.glob("/lib/*-linux-gnu/libc-*.so")
+        m = re.search(r"libc-(\d+\.\d+)\.so$", libc[0]) if libc else None
+        if m:
+            report.glibc = m.group(1)
+
+
+def _requires_nvidia(dist: metadata.Distribution) -> bool:
+    try:
+        requires = dist.requires or []
+    except (OSError, ValueError):
+        return False
+    return any(canonicalize_name(re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0]).startswith("nvidia-") for r in requires)
+
+
+def _version_from_layout(ctx: ProbeContext, report: PythonReport, prefix: str, site_dir: str) -> None:
+    if report.version is not None:
+        return
+    if prefix:
+        for record in ctx.glob(f"{prefix}/conda-meta/python-3*.json"):
+            m = re.search(r"/python-(\d+\.\d+\.\d+)-", record)
+            if m:
+                report.version = PythonVersion.parse(m.group(1))
+                report.version_from = record
+                return
+        cfg = ctx.read_text(f"{prefix}/pyvenv.cfg") or ""
+        m = re.search(r"^\s*version(?:_info)?\s*=\s*(\d+\.\d+(?:\.\d+)?)", cfg, re.MULTILINE)
+        if m:
+            report.version = PythonVersion.parse(m.group(1))
+            report.version_from = f"{prefix}/pyvenv.cfg"
+            return
+    m = re.search(r"/python(\d\.\d+)/", site_dir + "/")
+    if m:
+        report.version = PythonVersion.parse(m.group(1))
+        report.version_from = site_dir
+
+
+def _distributions(ctx: ProbeContext, site_dirs: list[str]) -> list[Distribution]:
+    found: dict[str, Distribution] = {}
+    for site in site_dirs:
+        try:
+            dists = list(metadata.distributions(path=[ctx.host(site)]))
+        except OSError as exc:
+            ctx.note(f"{site}: {exc}")
+            continue
+        for dist in dists:
+            try:
+                name = dist.metadata["Name"]
+                version = dist.version
+            except (KeyError, OSError, ValueError):
+                continue
+            if not name or not version:
+                continue
+            key = canonicalize_name(name)
+            if key not in found:  # the first on sys.path wins, as at import
+                found[key] = Distribution(key, version, site, _requires_nvidia(dist))
+    return sorted(found.values(), key=lambda d: d.name)

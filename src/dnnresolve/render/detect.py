@@ -1,0 +1,90 @@
+"""The `detect` command's output: one row per fact with where it was found; or the runtime profile as JSON."""
+
+from __future__ import annotations
+
+from ..model import Runtime
+from ..profile import runtime_to_json
+from ..versions import VersionError, parse_build_tag
+from .console import console, emit_json, table_box
+
+
+def emit(rt: Runtime, as_json: bool) -> None:
+    if as_json:
+        emit_json(runtime_to_json(rt))
+        return
+    out = console()
+    from rich.table import Table
+
+    plain = out.no_color
+    root = rt.sources.get("root")
+    title = f"dnnresolve detect: files under {root}" if root else "dnnresolve detect: this machine"
+    t = Table(title=title, title_justify="left", box=table_box(plain), show_header=True)
+    t.add_column("item", style="bold", no_wrap=True)
+    t.add_column("value", overflow="fold")
+    t.add_column("found in", overflow="fold")
+    for item, value, where in rows(rt):
+        t.add_row(item, value, where)
+    out.print(t)
+    if rt.notes:
+        out.print("notes:")
+        for note in rt.notes:
+            out.print(f"  - {note}", markup=False)
+
+
+def rows(rt: Runtime) -> list[tuple[str, str, str]]:
+    """(item, value, where found) for each fact, in reading order."""
+    out: list[tuple[str, str, str]] = []
+    system = {"wsl": "WSL (the driver is the Windows host's)", "jetson": "Jetson (L4T)"}.get(rt.system, "")
+    if system:
+        out.append(("system", system, rt.sources.get("system", "")))
+    out.append(("driver", str(rt.driver) if rt.driver else "none found", rt.sources.get("driver", "")))
+    if rt.driver_cuda is not None:
+        out.append(("driver supports CUDA", f"up to {rt.driver_cuda}", rt.sources.get("driver_cuda", "")))
+    if not rt.gpus:
+        out.append(("GPU", "none found", ""))
+    for i, g in enumerate(rt.gpus):
+        parts = [g.name]
+        if g.compute_capability is not None:
+            parts.append(f"compute capability {g.compute_capability}")
+        if g.memory_mib is not None:
+            parts.append(f"{g.memory_mib} MiB")
+        out.append((f"GPU {i}", ", ".join(parts), g.found_in))
+    if not rt.cuda:
+        out.append(("CUDA", "none found", ""))
+    for i, c in enumerate(rt.cuda):
+        label = f"{c.version}" + ("  (in use)" if i == 0 and len(rt.cuda) > 1 else "")
+        out.append(("CUDA", f"{label}  {c.path}".rstrip(), c.found_in))
+    if not rt.cudnn:
+        out.append(("cuDNN", "none found", ""))
+    for n in rt.cudnn:
+        mark = "  (loads first)" if n.loads_first else ""
+        out.append(("cuDNN", f"{n.version}{mark}  {n.path}".rstrip(), n.found_in))
+    if rt.python is not None:
+        details = [d for d in (rt.python_implementation, rt.machine, f"glibc {rt.glibc}" if rt.glibc else "") if d]
+        value = f"{rt.python}" + (f" ({', '.join(details)})" if details else "")
+        out.append(("Python", value, rt.python_executable or rt.sources.get("python", "")))
+    else:
+        out.append(("Python", "none found", ""))
+    for p in rt.packages:
+        out.append(("package", _package(p.name, p.version), p.location))
+    if rt.conda_prefix:
+        out.append(("conda env", rt.conda_env or rt.conda_prefix, rt.conda_prefix))
+    loaded = [m.full for m in rt.modules if m.loaded]
+    available = [m.full for m in rt.modules if not m.loaded]
+    if loaded:
+        out.append(("modules loaded", " ".join(loaded), "$LOADEDMODULES"))
+    if available:
+        out.append(("modules available", " ".join(available), rt.sources.get("modules", "")))
+    return out
+
+
+def _package(name: str, version: str) -> str:
+    try:
+        tag = parse_build_tag(version)
+    except VersionError:
+        return f"{name} {version}"
+    if tag.is_cuda and tag.cuda is not None:
+        return f"{name} {version} (built for CUDA {tag.cuda})"
+    if tag.kind == "cpu":
+        return f"{name} {version} (CPU build)"
+    return f"{name} {version}"

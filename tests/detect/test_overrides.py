@@ -1,0 +1,46 @@
+"""Describing a machine you are not on: flags and DNNRESOLVE_* variables override detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from dnnresolve.detect import detect_runtime, runtime_from_flags
+from dnnresolve.errors import UserError
+from dnnresolve.matrix import load_matrix
+from dnnresolve.model import Runtime
+
+from .machines import K20M_ENV, MACHINES
+
+
+def test_flags_override_what_was_detected() -> None:
+    base = detect_runtime(str(MACHINES / "k20m"), K20M_ENV, timeout=2)
+    rt = runtime_from_flags(base, cudnn="5103", python="3.5", gpu="Tesla K20m", matrix=load_matrix())
+    assert rt.active_cudnn is not None and str(rt.active_cudnn.version) == "5.1.3"
+    assert [str(c.version) for c in rt.cudnn if c.loads_first] == ["5.1.3"]
+    assert rt.sources["cudnn"] == "given (--cudnn)"
+    assert str(rt.python) == "3.5"
+    assert [str(g.compute_capability) for g in rt.gpus] == ["3.5"]
+    assert str(base.python) == "3.6"  # the base is left as it was
+
+
+def test_gpu_by_compute_capability_and_unknown_name() -> None:
+    rt = runtime_from_flags(Runtime(), gpu="sm_35")
+    assert [str(g.compute_capability) for g in rt.gpus] == ["3.5"]
+    with pytest.raises(UserError, match=r"--gpu 'Banana X': not a GPU the matrix knows"):
+        runtime_from_flags(Runtime(), gpu="Banana X", matrix=load_matrix())
+
+
+def test_environment_overrides_apply_to_detection() -> None:
+    env = {"DNNRESOLVE_DRIVER": "384.81", "DNNRESOLVE_CUDA": "9.0", "DNNRESOLVE_GPU": "6.1", "DNNRESOLVE_PYTHON": "3.6"}
+    rt = detect_runtime(str(MACHINES / "nogpu"), env, timeout=2)
+    assert str(rt.driver) == "384.81" and rt.sources["driver"] == "given (DNNRESOLVE_DRIVER)"
+    assert [str(c.version) for c in rt.cuda] == ["9.0"]
+    assert [str(g.compute_capability) for g in rt.gpus] == ["6.1"]
+    assert str(rt.python) == "3.6"
+
+
+def test_bad_override_names_the_variable() -> None:
+    with pytest.raises(UserError, match=r"DNNRESOLVE_CUDNN 'five': "):
+        detect_runtime(str(MACHINES / "nogpu"), {"DNNRESOLVE_CUDNN": "five"}, timeout=2)
+    with pytest.raises(UserError, match=r"--os 'macos': expected one of linux, windows"):
+        runtime_from_flags(Runtime(), os="macos")

@@ -1,0 +1,87 @@
+"""Detection on the machine the tests run on: its real CUDA toolkit, and real Lmod when installed."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dnnresolve.detect import detect_runtime
+from dnnresolve.versions import CudaVersion
+
+from .machines import make_machine
+
+REPO = Path(__file__).resolve().parents[2]
+NVCC = Path("/usr/local/cuda/bin/nvcc")
+LMOD_INIT = Path("/usr/share/lmod/lmod/init/bash")
+
+
+@pytest.mark.skipif(not NVCC.exists(), reason="no CUDA toolkit in /usr/local/cuda")
+def test_real_cuda_toolkit_in_usr_local_cuda() -> None:
+    out = subprocess.run([str(NVCC), "--version"], capture_output=True, text=True, timeout=30).stdout
+    release = re.search(r"release (\d+\.\d+)", out)
+    assert release, out
+    env = {"PATH": "/usr/bin:/bin", "DNNRESOLVE_NVML": "0"}
+    rt = detect_runtime(env=env, timeout=10)
+    real = os.path.realpath("/usr/local/cuda")
+    [toolkit] = [c for c in rt.cuda if c.path == real]
+    assert toolkit.version.series == CudaVersion.parse(release.group(1))
+    assert "/usr/local/cuda" in toolkit.found_in
+
+
+def _modulefile(base: Path, extra: str = "") -> str:
+    return (
+        f'local base = "{base}"\n'
+        'prepend_path("LD_LIBRARY_PATH", pathJoin(base, "lib64"))\n'
+        'prepend_path("CPATH", pathJoin(base, "include"))\n' + extra
+    )
+
+
+@pytest.mark.skipif(not LMOD_INIT.exists() or shutil.which("bash") is None, reason="Lmod is not installed")
+def test_real_lmod_loaded_and_available_modules(tmp_path: Path) -> None:
+    node = make_machine(tmp_path, "k20m")
+    modulefiles = tmp_path / "modulefiles"
+    cuda = node / "usr/local/cuda-8.0"
+    (modulefiles / "cuda").mkdir(parents=True)
+    (modulefiles / "cuda" / "8.0.lua").write_text(
+        _modulefile(cuda, 'prepend_path("PATH", pathJoin(base, "bin"))\nsetenv("CUDA_HOME", base)\n')
+    )
+    (modulefiles / "cudnn").mkdir()
+    for series in ("5.0", "5.1"):
+        (modulefiles / "cudnn" / f"{series}.lua").write_text(
+            'prereq("cuda/8.0")\n' + _modulefile(node / "opt/apps/cudnn" / series)
+        )
+    script = (
+        f"type module >/dev/null 2>&1 || source {LMOD_INIT}\n"
+        f"export MODULEPATH={modulefiles}\n"
+        "module load cuda/8.0 cudnn/5.0\n"
+        f"exec {sys.executable} -m dnnresolve detect --json\n"
+    )
+    env = {
+        "HOME": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(REPO / "src"),
+        "DNNRESOLVE_NVML": "0",
+        "NO_COLOR": "1",
+    }
+    res = subprocess.run(["bash", "-lc", script], capture_output=True, text=True, env=env, timeout=120)
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    modules = {(m["name"], m["version"]): m for m in data["modules"]}
+    assert {k for k, m in modules.items() if m["loaded"]} == {("cuda", "8.0"), ("cudnn", "5.0")}
+    assert ("cudnn", "5.1") in modules and not modules[("cudnn", "5.1")]["loaded"]
+    assert modules[("cudnn", "5.0")]["modulefile"] == str(modulefiles / "cudnn" / "5.0.lua")
+    assert "lmod" in data["sources"]["modules"]
+    assert not [n for n in data["notes"] if n.startswith("module avail")], data["notes"]
+    cudnn = {c["version"]: c for c in data["cudnn"]}
+    assert cudnn["5.0.5"]["loads_first"] and cudnn["5.0.5"]["path"] == str(node / "opt/apps/cudnn/5.0")
+    assert not cudnn["5.1.10"]["loads_first"]
+    assert "module cudnn/5.1" in cudnn["5.1.10"]["found_in"]
+    assert data["cuda"][0]["version"] == "8.0.61" and data["cuda"][0]["path"] == str(cuda)
+    assert "nvcc on PATH" in data["cuda"][0]["found_in"]
