@@ -49,7 +49,12 @@ def test_hung_nvidia_smi_under_emulated_machine(run_cli: Run, tmp_path: Path) ->
     root = make_machine(tmp_path, "modern", {"hang/nvidia-smi": "/usr/bin"})
     started = time.monotonic()
     res = run_cli(
-        "detect", "--root", str(root), "--timeout", "1", "--json",
+        "detect",
+        "--root",
+        str(root),
+        "--timeout",
+        "1",
+        "--json",
         env={"DNNRESOLVE_ROOT_PROGRAMS": "1", "PATH": "/usr/bin:/bin"},
     )
     assert res.returncode == 0, res.stderr

@@ -46,8 +46,11 @@ def test_k20m_python_frameworks_and_glibc_from_files() -> None:
 
 
 def test_loading_another_cudnn_module_changes_which_loads_first() -> None:
-    env = dict(K20M_ENV, LD_LIBRARY_PATH="/opt/apps/cudnn/5.1/lib64:/usr/local/cuda-8.0/lib64",
-               LOADEDMODULES="cuda/8.0:cudnn/5.1")
+    env = dict(
+        K20M_ENV,
+        LD_LIBRARY_PATH="/opt/apps/cudnn/5.1/lib64:/usr/local/cuda-8.0/lib64",
+        LOADEDMODULES="cuda/8.0:cudnn/5.1",
+    )
     rt = detect_runtime(str(MACHINES / "k20m"), env, timeout=2)
     first = [str(c.version) for c in rt.cudnn if c.loads_first]
     assert first == ["5.1.10"]

@@ -72,8 +72,9 @@ def test_wsl_nvidia_smi_in_usr_lib_wsl_lib_gives_the_windows_driver(machine: Mac
 
 def test_ldconfig_cache_decides_when_ld_library_path_does_not(machine: Machine) -> None:
     root = machine("modern", {"modern-ldconfig/ldconfig": "/sbin"})
-    rt = detect_runtime(str(root), {"PATH": "/usr/bin:/bin", "VIRTUAL_ENV": "/home/user/venv"}, timeout=5,
-                        run_programs=True)
+    rt = detect_runtime(
+        str(root), {"PATH": "/usr/bin:/bin", "VIRTUAL_ENV": "/home/user/venv"}, timeout=5, run_programs=True
+    )
     first = sorted((str(c.version), c.path) for c in rt.cudnn if c.loads_first)
     assert first == [("8.9.7", "/usr"), ("9.0.0", "/usr/local/cuda-12.4")]
     by_path = {c.path: c for c in rt.cudnn}
