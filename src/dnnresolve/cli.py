@@ -168,6 +168,22 @@ def _cmd_detect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from .detect import detect_runtime
+    from .doctor import installed_requirements
+    from .plan import make_plan
+    from .render import plan as render
+    from .solve import solve
+
+    matrix = _load_matrix(args)
+    runtime = detect_runtime(root=args.root, matrix=matrix)
+    requirements = installed_requirements(runtime, matrix)
+    plan = make_plan(solve(requirements, runtime, matrix), runtime, matrix)
+    render.emit_doctor(plan, runtime, as_json=args.json)
+    healthy = all(not (r.result.best and r.result.best.failures) for r in plan.requirements) and not plan.conflicts
+    return EXIT_OK if healthy else EXIT_PROBLEMS
+
+
 def _not_built(name: str) -> Handler:
     def handler(args: argparse.Namespace) -> int:
         raise NotBuiltYet(f"'dnnresolve {name}' is not built yet in this version ({__version__})")
@@ -177,7 +193,6 @@ def _not_built(name: str) -> Handler:
 
 _cmd_explain = _not_built("explain")
 _cmd_check = _not_built("check")
-_cmd_doctor = _not_built("doctor")
 _cmd_update = _not_built("update")
 _cmd_install = _not_built("install")
 

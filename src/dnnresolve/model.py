@@ -188,6 +188,7 @@ class CudnnInstall:
     path: str
     found_in: str = ""
     loads_first: bool = False
+    lib_dir: str = ""  # the directory holding its libcudnn.so*, for LD_LIBRARY_PATH
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from .solve import (
     Status,
     cudnn_rule_for,
     evaluate,
+    installed_cudnn_choices,
     needs_system_cuda,
     system_cuda_ok,
 )
@@ -87,7 +88,7 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
     if not failing:
         options.append(_install_option(best, runtime, "install it: this machine has what it needs", WEIGHT_NOTHING))
     else:
-        options.extend(_fixes_for_release(best, runtime, matrix, failing))
+        options.extend(_fixes_for_release(best, runtime, matrix, failing, installed=_installed_matches(r)))
         options.extend(_other_variants(r, best, runtime))
         options.extend(_other_releases(r, runtime, matrix))
     options.sort(key=lambda o: (o.needs_root, o.weight))
@@ -97,7 +98,18 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
 # ------------------------------------------------------------------ option builders
 
 
-def _fixes_for_release(best: Candidate, runtime: Runtime, matrix: Matrix, failing: set[str]) -> list[Option]:
+def _installed_matches(r: RequirementResult) -> bool:
+    if r.installed is None:
+        return False
+    try:
+        return r.requirement.specifier.contains(r.installed.version.split("+")[0], prereleases=True)
+    except ValueError:
+        return False
+
+
+def _fixes_for_release(
+    best: Candidate, runtime: Runtime, matrix: Matrix, failing: set[str], installed: bool = False
+) -> list[Option]:
     """Keep the requested release; change the machine around it."""
     row = best.release
     out: list[Option] = []
@@ -121,6 +133,9 @@ def _fixes_for_release(best: Candidate, runtime: Runtime, matrix: Matrix, failin
                     module_notes(module_steps, runtime),
                 )
             )
+        present = _installed_library_steps(best, runtime, failing)
+        if present:
+            lib_fixes.append((present, WEIGHT_VARIANT, [present[0].description], []))
         manual = _manual_library_steps(best, matrix, failing)
         if manual:
             lib_fixes.append((manual, WEIGHT_MANUAL, ["install the libraries by hand"], []))
@@ -143,7 +158,8 @@ def _fixes_for_release(best: Candidate, runtime: Runtime, matrix: Matrix, failin
             title_parts.append(f"a new environment with Python {env_steps[0].argv[-1].split('=')[-1]}")
         if driver_steps:
             title_parts.append("a newer driver")
-        all_steps = driver_steps + steps + env_steps + [_pip_step(row, best.cuda)]
+        install = [] if installed and not env_steps else [_pip_step(row, best.cuda)]
+        all_steps = driver_steps + steps + env_steps + install
         title = (
             f"keep {row.package} {row.version}: " + ", ".join(title_parts) if title_parts else f"install {row.package}"
         )
@@ -319,6 +335,25 @@ def _pick(offers: Any) -> ModuleOffer | None:
     if not items:
         return None
     return max(items, key=lambda o: (not o.module.loaded, o.cudnn or (0,), o.cuda or (0,)))
+
+
+def _installed_library_steps(best: Candidate, runtime: Runtime, failing: set[str]) -> list[Step]:
+    """A cuDNN the release accepts is on disk already but another one loads first: put it first."""
+    row = best.release
+    if failing & {"cuda", "cudnn"} != {"cudnn"} or not row.cudnn:
+        return []
+    rule = cudnn_rule_for(row)
+    choices = [c for c in installed_cudnn_choices(runtime, row.cudnn, rule) if c.lib_dir and not c.loads_first]
+    if not choices:
+        return []
+    pick = max(choices, key=lambda c: c.version)
+    return [
+        Step(
+            "shell",
+            f"use the cuDNN {pick.version} already installed in {pick.path}",
+            env=(("LD_LIBRARY_PATH", f"{pick.lib_dir}:$LD_LIBRARY_PATH"),),
+        )
+    ]
 
 
 def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str]) -> list[Step]:

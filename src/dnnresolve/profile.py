@@ -41,7 +41,13 @@ def runtime_to_json(rt: Runtime) -> dict[str, Any]:
         ],
         "cuda": [{"version": str(c.version), "path": c.path, "found_in": c.found_in} for c in rt.cuda],
         "cudnn": [
-            {"version": str(c.version), "path": c.path, "found_in": c.found_in, "loads_first": c.loads_first}
+            {
+                "version": str(c.version),
+                "path": c.path,
+                "found_in": c.found_in,
+                "loads_first": c.loads_first,
+                "lib_dir": c.lib_dir,
+            }
             for c in rt.cudnn
         ],
         "python": {
@@ -160,6 +166,7 @@ def runtime_from_json(data: Any, file: str) -> Runtime:
                 r.get(c, "path", str, where, ""),
                 r.get(c, "found_in", str, where, ""),
                 r.get(c, "loads_first", bool, where, False),
+                r.get(c, "lib_dir", str, where, ""),
             )
         )
     python = r.get(data, "python", dict, "", {})

@@ -116,7 +116,7 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None) -> Runtime:
 
 
 def _expected_absence(failure: str, drv: driver.DriverReport, rt: Runtime) -> bool:
-    """"Not found" is news only when something says there should be a driver."""
+    """ "Not found" is news only when something says there should be a driver."""
     quiet = ("not found", "not used under --root", "turned off")
     return drv.driver is None and any(q in failure for q in quiet)
 

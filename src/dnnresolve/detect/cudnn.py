@@ -126,7 +126,10 @@ def probe(
     for pre in prefixes.values():
         installs.extend(_installs_in(ctx, pre, python, conda))
     _mark_loads_first(ctx, installs, cache)
-    return [CudnnInstall(i.version, i.path, _found_in(i), i.loads_first) for i in installs]
+    return [
+        CudnnInstall(i.version, i.path, _found_in(i), i.loads_first, os.path.dirname(i.libs[0]) if i.libs else "")
+        for i in installs
+    ]
 
 
 def _found_in(i: _Install) -> str:

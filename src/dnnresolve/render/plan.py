@@ -131,3 +131,24 @@ def _emit_option(out: Any, i: int, opt: Option) -> None:
 def _label(c: Candidate) -> str:
     cuda = f" for CUDA {c.cuda}" if c.cuda else " (CPU build)"
     return f"{c.release.package} {c.release.version}{cuda}"
+
+
+def emit_doctor(plan: Plan, runtime: Runtime, as_json: bool) -> None:
+    """Each installed framework checked against this machine; nothing installed is said plainly."""
+    if as_json:
+        data = to_json(plan, runtime)
+        data["installed_frameworks"] = [str(rp.result.requirement) for rp in plan.requirements]
+        emit_json(data)
+        return
+    out = console()
+    if not plan.requirements:
+        out.print("No GPU framework from the compatibility matrix is installed in this Python environment.")
+        return
+    for rp in plan.requirements:
+        best = rp.result.best
+        if best is not None and not best.failures:
+            out.print(f"[green]ok[/] {rp.result.requirement}: this machine provides what it needs")
+            continue
+        _emit_requirement(out, rp)
+    for c in plan.conflicts:
+        out.print(f"[bold red]conflict[/]: {c}")

@@ -1,0 +1,23 @@
+"""`doctor`: the frameworks installed on this machine, each checked as a pinned requirement. No I/O."""
+
+from __future__ import annotations
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from .matrix import Matrix
+from .model import Runtime
+
+
+def installed_requirements(runtime: Runtime, matrix: Matrix) -> list[Requirement]:
+    """``name==version`` (local label kept: ``torch==2.1.0+cu118`` picks that variant) per known framework."""
+    known = set(matrix.packages())
+    out = []
+    for p in runtime.packages:
+        if canonicalize_name(p.name) not in known:
+            continue
+        try:
+            out.append(Requirement(f"{p.name}=={p.version}"))
+        except InvalidRequirement:
+            continue
+    return out
