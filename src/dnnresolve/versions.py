@@ -166,6 +166,9 @@ class CudnnVersion(_Dotted):
         if m:
             return cls(tuple(int(g) for g in m.groups()))
         s = s.lstrip("vV")
+        m = re.fullmatch(r"(\d{1,2})\.x", s)
+        if m:  # a whole major, as ONNX Runtime's table states it ("cuDNN 9.x")
+            return cls((int(m.group(1)),))
         if re.fullmatch(r"\d{4,6}", s):
             return cls.from_encoded(s)
         v = _Dotted.parse(s)
