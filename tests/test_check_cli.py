@@ -204,3 +204,27 @@ def test_target_file_not_supported_yet(run_cli: Run, tmp_path: Path) -> None:
 def test_matrix_from_environment_variable(run_cli: Run) -> None:
     proc = run_cli("check", "--json", str(PROJECTS / "pipenv-tf" / "Pipfile"), env={"DNNRESOLVE_MATRIX": MATRIX})
     assert proc.returncode == 0 and "tensorflow-gpu" in json.loads(proc.stdout)["checked"]
+
+
+def test_conda_pytorch_cuda_disagrees_with_cuda_version(run_cli: Run, tmp_path: Path) -> None:
+    env = tmp_path / "environment-gpu.yml"
+    env.write_text(
+        "name: train\nchannels:\n  - pytorch\n  - nvidia\ndependencies:\n  - python=3.11\n"
+        "  - pytorch::pytorch=2.1.2\n  - pytorch::pytorch-cuda=11.8\n  - cuda-version=12.2\n"
+    )
+    rc, report = check_json(run_cli, str(env), "--driver", "535.104.05")
+    assert rc == 1 and report["checked"] == ["torch"]
+    [f] = findings(report, "cuda-disagreement")
+    assert at(f) == ("environment-gpu.yml", 7) and f["severity"] == "error"
+    assert "CUDA 11.8 (pytorch::pytorch-cuda=11.8" in f["message"] and "cuda-version=12.2" in f["message"]
+    assert findings(report, "unpinned") == []
+
+
+def test_markers_follow_the_target_python(run_cli: Run, tmp_path: Path) -> None:
+    req = tmp_path / "requirements.txt"
+    req.write_text('tensorflow-gpu==1.4.0; python_version < "3.7"\n')
+    rc, report = check_json(run_cli, str(req), "--python", "3.11")
+    assert rc == 0 and report["checked"] == [] and report["findings"] == []
+    rc, report = check_json(run_cli, str(req), "--python", "3.6", "--cuda", "9.0")
+    [f] = findings(report, "target-incompatible")
+    assert rc == 1 and "built for CUDA 8.0; CUDA 9.0 is in use [--cuda]" in f["message"]

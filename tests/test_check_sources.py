@@ -25,6 +25,7 @@ def test_requirements_txt_includes_index_hash_and_vcs() -> None:
     assert reqs["jax"].requirement is not None and reqs["jax"].requirement.extras == {"cuda12"}
     # pip applies index options to the whole install, the -r file's requirements included
     assert reqs["pytest"].index.extra_index_urls == ("https://download.pytorch.org/whl/cu121",)
+    assert reqs["torch"].index.find_links == ("https://storage.googleapis.com/jax-releases/jax_cuda_releases.html",)
     assert reqs["pytest"].file.endswith("requirements-dev.txt") and reqs["pytest"].line == 1
     assert [(Path(s.file).name, s.line) for s in sf.skipped] == [("requirements-dev.txt", 2)]
 

@@ -64,6 +64,8 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
         project_cuda.extend(env_cuda)
         pins = []
         for located in source.requirements:
+            if located.requirement is not None and not _marker_applies(located.requirement, runtime):
+                continue  # not installed on this target
             pin = _pin(located, source, runtime, matrix)
             if pin is None:
                 if located.name not in CONDA_CUDA + CONDA_CUDA_VARIANT + ("python", "cudnn", "pip"):
@@ -155,8 +157,6 @@ def _pin(located: LocatedRequirement, source: SourceFile, runtime: Runtime, matr
         return None
     if located.requirement is not None:
         req = located.requirement
-        if not _marker_applies(req, runtime):
-            return None
     else:
         assert located.conda is not None
         spec = located.conda.specifier or SpecifierSet()
@@ -298,8 +298,9 @@ def _unpinned(report: CheckReport, pin: Pin, result: RequirementResult) -> None:
     if not any(r.is_gpu for r in [c.release for c in result.candidates]) and result.candidates:
         return
     spec = pin.requirement.specifier
-    if _exact(spec):
-        return
+    conda = pin.located.conda
+    if _exact(spec) or (conda is not None and conda.exact_version and "*" not in conda.version):
+        return  # conda's name=2.1.2 is a fuzzy match on 2.1.2 (builds differ, the version does not)
     loc = pin.located
     how = f"only a range ({spec})" if str(spec) else "no version"
     newest = result.best.release.version if result.best else None
