@@ -228,3 +228,17 @@ def test_markers_follow_the_target_python(run_cli: Run, tmp_path: Path) -> None:
     rc, report = check_json(run_cli, str(req), "--python", "3.6", "--cuda", "9.0")
     [f] = findings(report, "target-incompatible")
     assert rc == 1 and "built for CUDA 8.0; CUDA 9.0 is in use [--cuda]" in f["message"]
+
+
+def test_pre_commit_hook_definition() -> None:
+    import re
+
+    import yaml
+
+    [hook] = yaml.safe_load((FIXTURES.parents[1] / ".pre-commit-hooks.yaml").read_text())
+    assert (hook["id"], hook["entry"], hook["language"]) == ("dnnresolve-check", "dnnresolve check", "python")
+    files = re.compile(hook["files"])
+    for name in ("requirements.txt", "ci/requirements-gpu.txt", "pyproject.toml", "environment-gpu.yml", "Pipfile"):
+        assert files.search(name), name
+    for name in ("setup.py", "docs/notes.txt", "Pipfile.lock", "conda-lock.yml"):
+        assert not files.search(name), name
