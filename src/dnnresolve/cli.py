@@ -184,6 +184,19 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_OK if healthy else EXIT_PROBLEMS
 
 
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .check import check_sources
+    from .check_target import check_target
+    from .render import check as render
+    from .sources import read_paths
+
+    sources = read_paths(args.files)
+    matrix = _load_matrix(args)
+    report = check_sources(sources, check_target(args, sources, matrix), matrix)
+    render.emit(report, as_json=args.json, fmt=args.format)
+    return report.exit_status(args.strict)
+
+
 def _not_built(name: str) -> Handler:
     def handler(args: argparse.Namespace) -> int:
         raise NotBuiltYet(f"'dnnresolve {name}' is not built yet in this version ({__version__})")
@@ -192,7 +205,6 @@ def _not_built(name: str) -> Handler:
 
 
 _cmd_explain = _not_built("explain")
-_cmd_check = _not_built("check")
 _cmd_update = _not_built("update")
 _cmd_install = _not_built("install")
 

@@ -1,0 +1,341 @@
+"""The `check` command's decisions: requirement files (already read) against a target and the matrix.
+
+Pure: no I/O. Each file is one environment (a conda file's pip: list joins its conda packages). The
+solver (``solve``) judges each pin against the runtime; a conda file's python, cudatoolkit / cuda-version
+and cudnn stand in for the target's inside that environment. Packages the matrix does not know are
+never passed silently: GPU-related ones get an info finding each, the rest are listed as not checked.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Sequence
+
+from packaging.markers import Marker
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+
+from .check_pairs import Pin, cuda_agreement, pair_findings
+from .findings import CheckReport, Finding, Severity
+from .matrix import Matrix
+from .model import CudaInstall, CudnnInstall, Runtime
+from .plan import make_plan
+from .solve import RequirementResult, SolveResult, solve
+from .sources.interface import LocatedRequirement, SourceFile
+from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, parse_build_tag, parse_cuda_tag
+
+# conda packages that set the CUDA (or cuDNN) of an environment rather than install a framework
+CONDA_CUDA = ("cudatoolkit", "cuda-version", "cuda-toolkit", "cuda-runtime", "cuda-cudart", "cuda")
+CONDA_CUDA_VARIANT = ("pytorch-cuda",)
+_GPU_NAME = re.compile(r"cuda|cudnn|gpu|nvidia|tensorrt|cupy|triton|(^|-)cu\d+")
+_INDEX_TAG = re.compile(r"/whl/(cu\d{2,4}|cpu|rocm[\d.]+)/?$")
+
+
+def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix: Matrix) -> CheckReport:
+    report = CheckReport(files=[s.path for s in sources])
+    report.target = describe_target(target)
+    if target is None:
+        report.notes.append(
+            "no target machine given (--target, --driver/--gpu/--python/--cuda, or [tool.dnnresolve]): "
+            "only internal consistency was checked"
+        )
+    project_cuda: list[tuple[str, CudaVersion, LocatedRequirement]] = []
+    project_variants: list[Pin] = []
+    unknown: dict[str, None] = {}
+    checked: dict[str, None] = {}
+    for source in sources:
+        for s in source.skipped:
+            report.findings.append(Finding(s.file, s.line, "", Severity.INFO, "skipped", f"{s.raw}: {s.reason}"))
+        runtime, env_cuda = _environment(source, target)
+        project_cuda.extend(env_cuda)
+        pins = []
+        for located in source.requirements:
+            if located.requirement is not None and not _marker_applies(located.requirement, runtime):
+                continue  # not installed on this target
+            pin = _pin(located, source, runtime, matrix)
+            if pin is None:
+                if located.name not in CONDA_CUDA + CONDA_CUDA_VARIANT + ("python", "cudnn", "pip"):
+                    _unknown(report, located, matrix, unknown)
+                continue
+            checked.setdefault(pin.package, None)
+            pins.append(pin)
+            if pin.variant is not None and pin.variant_from:
+                project_variants.append(pin)
+        results = _solve(pins, runtime, matrix)
+        for pin, result in zip(pins, results):
+            _target_findings(report, pin, result, runtime, matrix, target is not None)
+            _unpinned(report, pin, result)
+        pair_findings(report, pins, results, matrix)
+    cuda_agreement(report, project_cuda, project_variants, target)
+    report.not_checked = sorted(unknown)
+    report.checked = sorted(checked)
+    return report
+
+
+# ------------------------------------------------------------------ environments and pins
+
+
+def _environment(
+    source: SourceFile, target: Runtime | None
+) -> tuple[Runtime, list[tuple[str, CudaVersion, LocatedRequirement]]]:
+    runtime = copy.deepcopy(target) if target is not None else Runtime()
+    env_cuda = []
+    for r in source.requirements:
+        if r.conda is None:
+            continue
+        version = r.conda.exact_version
+        if not version:
+            continue
+        try:
+            if r.name == "python":
+                runtime.python = PythonVersion.parse(version)
+                runtime.sources["python"] = r.where
+            elif r.name in CONDA_CUDA:
+                cuda = CudaVersion.parse(version)
+                runtime.cuda = [CudaInstall(cuda, "", r.where)]
+                env_cuda.append((r.name, cuda, r))
+            elif r.name in CONDA_CUDA_VARIANT:
+                env_cuda.append((r.name, CudaVersion.parse(version), r))
+            elif r.name == "cudnn":
+                runtime.cudnn = [CudnnInstall(CudnnVersion.parse(version), "", r.where, loads_first=True)]
+        except VersionError:
+            continue
+    return runtime, env_cuda
+
+
+def _marker_applies(req: Requirement, runtime: Runtime) -> bool:
+    if req.marker is None or runtime.python is None:
+        return True
+    py = runtime.python.series
+    env = {
+        "python_version": str(py),
+        "python_full_version": f"{py}.0",
+        "sys_platform": {"windows": "win32", "macos": "darwin"}.get(runtime.os, "linux"),
+        "platform_system": {"windows": "Windows", "macos": "Darwin"}.get(runtime.os, "Linux"),
+        "os_name": "nt" if runtime.os == "windows" else "posix",
+        "platform_machine": "x86_64",
+        "extra": "",
+    }
+    return Marker(str(req.marker)).evaluate(env)
+
+
+def _matrix_name(located: LocatedRequirement, matrix: Matrix) -> str | None:
+    """The matrix package a requirement names; a conda name maps through the rows' conda recipes."""
+    packages = set(matrix.packages())
+    if located.name in packages:
+        return located.name
+    if located.conda is None:
+        return None
+    for row in matrix.frameworks:
+        for recipe in row.install:
+            if recipe.kind == "conda" and recipe.packages:
+                first = re.split(r"[=<>! ]", recipe.packages[0])[0].lower()
+                if first == located.name:
+                    return row.package
+    return None
+
+
+def _pin(located: LocatedRequirement, source: SourceFile, runtime: Runtime, matrix: Matrix) -> Pin | None:
+    if located.constraint:
+        return None
+    package = _matrix_name(located, matrix)
+    if package is None:
+        return None
+    if located.requirement is not None:
+        req = located.requirement
+    else:
+        assert located.conda is not None
+        spec = located.conda.specifier or SpecifierSet()
+        req = Requirement(f"{package}{spec}")
+    pin = Pin(located, req, package)
+    for s in req.specifier:
+        if "+" in s.version:
+            tag = parse_build_tag(s.version)
+            pin.variant, pin.cpu = tag.cuda, tag.kind == "cpu"
+            pin.variant_from = f"local tag +{tag.label}"
+    if pin.variant is None and not pin.cpu:
+        _variant_from_index(pin, matrix)
+    if pin.variant is None and located.conda is not None:
+        for r in source.requirements:
+            if r.conda is not None and r.name in CONDA_CUDA_VARIANT and r.conda.exact_version:
+                try:
+                    pin.variant = CudaVersion.parse(r.conda.exact_version)
+                except VersionError:
+                    continue
+                pin.variant_from = f"{r.conda.raw} ({r.where})"
+    return pin
+
+
+def _variant_from_index(pin: Pin, matrix: Matrix) -> None:
+    urls = pin.located.index.urls
+    for row in matrix.releases(pin.package):
+        for recipe in row.install:
+            if (
+                recipe.kind == "pip"
+                and recipe.index_url
+                and recipe.index_url.rstrip("/") in (u.rstrip("/") for u in urls)
+            ):
+                pin.cpu = recipe.cuda == ""
+                pin.variant = None if pin.cpu else CudaVersion.parse(recipe.cuda)
+                pin.variant_from = f"index {recipe.index_url}"
+                return
+    served = any(r.kind == "pip" and r.index_url for row in matrix.releases(pin.package) for r in row.install)
+    for url in urls if served else ():
+        m = _INDEX_TAG.search(url)
+        if m and "pytorch" in url:
+            tag = m.group(1)
+            pin.cpu = tag == "cpu"
+            pin.variant = parse_cuda_tag(tag) if tag.startswith("cu") else None
+            pin.variant_from = f"index {url}"
+            return
+
+
+def _solve(pins: list[Pin], runtime: Runtime, matrix: Matrix) -> list[RequirementResult]:
+    results = solve([p.requirement for p in pins], runtime, matrix).results
+    for pin, result in zip(pins, results):
+        if pin.variant is not None:
+            result.candidates = [
+                c for c in result.candidates if c.cuda is not None and c.cuda.series == pin.variant.series
+            ]
+        elif pin.cpu:
+            result.candidates = [c for c in result.candidates if c.cuda is None]
+    return results
+
+
+# ------------------------------------------------------------------ per requirement
+
+
+def _target_findings(
+    report: CheckReport, pin: Pin, result: RequirementResult, runtime: Runtime, matrix: Matrix, has_target: bool
+) -> None:
+    loc = pin.located
+    if not result.candidates:
+        if pin.variant is not None and matrix.find(pin.package, _plain(pin.requirement.specifier)):
+            report.findings.append(
+                Finding(
+                    loc.file,
+                    loc.line,
+                    pin.package,
+                    Severity.ERROR,
+                    "cuda-disagreement",
+                    f"{pin.requirement}: the matrix has no CUDA {pin.variant} build of it ({pin.variant_from})",
+                    "use a CUDA index this release was built for",
+                )
+            )
+        elif not pin.cpu:
+            report.findings.append(
+                Finding(
+                    loc.file,
+                    loc.line,
+                    pin.package,
+                    Severity.INFO,
+                    "not-checked",
+                    f"{pin.requirement}: no release in the matrix satisfies it; not checked",
+                )
+            )
+        return
+    best = result.best
+    if best is None:
+        return
+    if not _exact(pin.requirement.specifier) and any(c.ok for c in result.candidates):
+        return  # a range: some matching release runs here (the unpinned warning says the rest)
+    failures = [c for c in best.failures if has_target or c.component != "os"]
+    if not failures:
+        return
+    where = {c.component: runtime.sources.get(c.component, "") for c in failures}
+    if runtime.cuda:
+        where["cuda"] = runtime.cuda[0].found_in
+    if runtime.cudnn:
+        where["cudnn"] = runtime.cudnn[0].found_in
+    reasons = "; ".join(c.reason + (f" [{where[c.component]}]" if where.get(c.component) else "") for c in failures)
+    rule = "target-incompatible"
+    if pin.variant_from and any(c.component == "driver" for c in failures):
+        rule = "cuda-disagreement"
+        reasons += f" (CUDA {pin.variant} comes from the {pin.variant_from})"
+    plan = make_plan(SolveResult([result]), runtime, matrix)
+    fix = ""
+    if plan.requirements and plan.requirements[0].options:
+        opt = plan.requirements[0].options[0]
+        steps = "; ".join(s.shell if s.kind != "manual" else s.description for s in opt.steps)
+        fix = opt.title + (f": {steps}" if steps else "")
+    report.findings.append(
+        Finding(
+            loc.file,
+            loc.line,
+            pin.package,
+            Severity.ERROR,
+            rule,
+            f"{best.label} cannot run: {reasons}",
+            fix,
+            failures[0].source or best.release.source,
+        )
+    )
+
+
+def _exact(spec: SpecifierSet) -> bool:
+    return any(s.operator in ("==", "===") and "*" not in s.version for s in spec)
+
+
+def _plain(spec: SpecifierSet) -> SpecifierSet:
+    return SpecifierSet(",".join(f"{s.operator}{s.version.split('+')[0]}" for s in spec))
+
+
+def _unpinned(report: CheckReport, pin: Pin, result: RequirementResult) -> None:
+    if not any(r.is_gpu for r in [c.release for c in result.candidates]) and result.candidates:
+        return
+    spec = pin.requirement.specifier
+    conda = pin.located.conda
+    if _exact(spec) or (conda is not None and conda.exact_version and "*" not in conda.version):
+        return  # conda's name=2.1.2 is a fuzzy match on 2.1.2 (builds differ, the version does not)
+    loc = pin.located
+    how = f"only a range ({spec})" if str(spec) else "no version"
+    newest = result.best.release.version if result.best else None
+    fix = f"pin an exact version, e.g. {pin.package}=={newest}" if newest else "pin an exact version"
+    report.findings.append(
+        Finding(
+            loc.file,
+            loc.line,
+            pin.package,
+            Severity.WARNING,
+            "unpinned",
+            f"{pin.package} has {how}: which release, and which CUDA it needs, depends on the day it is installed",
+            fix,
+        )
+    )
+
+
+def _unknown(report: CheckReport, located: LocatedRequirement, matrix: Matrix, unknown: dict[str, None]) -> None:
+    name = located.name
+    companions = {c for row in matrix.frameworks for recipe in row.install for c, _ in recipe.companions}
+    if _GPU_NAME.search(name) or name in companions or name in ("torchvision", "torchaudio"):
+        report.findings.append(
+            Finding(
+                located.file,
+                located.line,
+                name,
+                Severity.INFO,
+                "not-checked",
+                f"{name} is GPU-related but not in the compatibility matrix: not checked",
+            )
+        )
+    else:
+        unknown.setdefault(name, None)
+
+
+def describe_target(target: Runtime | None) -> dict[str, str]:
+    if target is None:
+        return {}
+    out: dict[str, str] = {"os": target.os}
+    if target.driver:
+        out["driver"] = f"{target.driver} ({target.sources.get('driver', '')})"
+    if target.gpus:
+        g = target.gpus[0]
+        out["gpu"] = f"{g.name} (compute capability {g.compute_capability})"
+    if target.python:
+        out["python"] = f"{target.python} ({target.sources.get('python', '')})"
+    if target.cuda:
+        out["cuda"] = f"{target.cuda[0].version} ({target.cuda[0].found_in})"
+    if target.cudnn:
+        out["cudnn"] = f"{target.cudnn[0].version} ({target.cudnn[0].found_in})"
+    return out

@@ -1,0 +1,88 @@
+"""What `check` reports: findings with file, line, severity, rule and reason, and the report around them.
+
+Plain data, no I/O. The rules are listed once here, for the renderers (SARIF needs them up front).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+RULES: dict[str, str] = {
+    "target-incompatible": "A GPU framework pin the target cannot run (driver, GPU, Python, OS, CUDA, cuDNN)",
+    "wheel-conflict": "Frameworks whose pip wheels require nvidia-* wheels that no single version satisfies",
+    "cuda-major-mix": "Frameworks that install together but load libraries of different CUDA majors into one process",
+    "cuda-disagreement": "A CUDA build (local tag, CUDA index, pytorch-cuda) that disagrees with the project's CUDA",
+    "unpinned": "A GPU framework without an exact version: the result depends on the day it is installed",
+    "not-checked": "A GPU-related package that the compatibility matrix does not know: not checked",
+    "skipped": "An entry that cannot be checked (URL, VCS or path requirement, editable install)",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str
+    line: int
+    package: str
+    severity: Severity
+    rule: str
+    message: str
+    fix: str = ""
+    source: str = ""  # the matrix row's page, or the metadata's home, that states the fact
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "package": self.package,
+            "severity": self.severity.value,
+            "rule": self.rule,
+            "message": self.message,
+            "fix": self.fix or None,
+            "source": self.source or None,
+        }
+
+
+@dataclass
+class CheckReport:
+    files: list[str]
+    findings: list[Finding] = field(default_factory=list)
+    not_checked: list[str] = field(default_factory=list)  # packages the matrix does not know, not GPU-related
+    checked: list[str] = field(default_factory=list)  # packages checked against the matrix
+    target: dict[str, str] = field(default_factory=dict)  # component -> "value (where from)"
+    notes: list[str] = field(default_factory=list)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity is severity)
+
+    def exit_status(self, strict: bool) -> int:
+        if self.count(Severity.ERROR) or (strict and self.count(Severity.WARNING)):
+            return 1
+        return 0
+
+    def sorted_findings(self) -> list[Finding]:
+        order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+        return sorted(self.findings, key=lambda f: (f.file, f.line, order[f.severity], f.rule))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "target": self.target,
+            "notes": self.notes,
+            "summary": {s.value: self.count(s) for s in Severity},
+            "findings": [f.to_dict() for f in self.sorted_findings()],
+            "checked": self.checked,
+            "not_checked": self.not_checked,
+        }

@@ -1,0 +1,126 @@
+"""The `check` command's output: a table, JSON, a Markdown pull-request comment, or SARIF 2.1.0."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from .. import __version__
+from ..findings import RULES, CheckReport, Severity
+from .console import console, emit_json, table_box
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_INFO_URI = "https://github.com/dnnresolve/dnnresolve"
+
+
+def to_sarif(report: CheckReport) -> dict[str, Any]:
+    rule_ids = list(RULES)
+    results = []
+    for f in report.sorted_findings():
+        location: dict[str, Any] = {"artifactLocation": {"uri": f.file.replace("\\", "/")}}
+        if f.line:
+            location["region"] = {"startLine": f.line}
+        text = f.message + (f" Fix: {f.fix}." if f.fix else "") + (f" Source: {f.source}" if f.source else "")
+        results.append(
+            {
+                "ruleId": f.rule,
+                "ruleIndex": rule_ids.index(f.rule),
+                "level": _SARIF_LEVEL[f.severity],
+                "message": {"text": text},
+                "locations": [{"physicalLocation": location}],
+            }
+        )
+    return {
+        "version": "2.1.0",
+        "$schema": SARIF_SCHEMA,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "dnnresolve",
+                        "version": __version__,
+                        "informationUri": _INFO_URI,
+                        "rules": [
+                            {"id": rid, "name": rid, "shortDescription": {"text": text}} for rid, text in RULES.items()
+                        ],
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(report: CheckReport) -> str:
+    errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
+    lines = [f"### dnnresolve check: {errors} error(s), {warnings} warning(s)", ""]
+    if report.target:
+        lines.append("Target: " + ", ".join(f"{k} {v}" for k, v in report.target.items()))
+        lines.append("")
+    for note in report.notes:
+        lines.append(f"> {note}")
+        lines.append("")
+    if report.findings:
+        lines.append("| file:line | package | severity | finding | fix |")
+        lines.append("|---|---|---|---|---|")
+        for f in report.sorted_findings():
+            finding = f.message + (f" ([source]({f.source}))" if f.source else "")
+            lines.append(
+                f"| `{_cell(f.where)}` | {_cell(f.package or '-')} | {f.severity.value} | {_cell(finding)} | "
+                f"{_cell(f.fix or '-')} |"
+            )
+    else:
+        lines.append("No findings.")
+    if report.not_checked:
+        lines.append("")
+        lines.append(f"Not checked (not in the compatibility matrix): {', '.join(report.not_checked)}")
+    return "\n".join(lines) + "\n"
+
+
+def emit(report: CheckReport, as_json: bool, fmt: str = "text") -> None:
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    if fmt == "sarif":
+        emit_json(to_sarif(report))
+        return
+    if fmt == "markdown":
+        sys.stdout.write(to_markdown(report))
+        return
+    _emit_text(report)
+
+
+def _emit_text(report: CheckReport) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    out = console()
+    if report.target:
+        out.print("Target: " + escape(", ".join(f"{k} {v}" for k, v in report.target.items())))
+    for note in report.notes:
+        out.print(f"[yellow]note[/]: {escape(note)}")
+    if report.findings:
+        table = Table(box=table_box(plain=out.no_color), show_lines=False)
+        for col in ("file:line", "package", "severity", "finding", "fix"):
+            table.add_column(col, overflow="fold")
+        style = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
+        for f in report.sorted_findings():
+            table.add_row(
+                escape(f.where),
+                escape(f.package or "-"),
+                f"[{style[f.severity]}]{f.severity.value}[/]",
+                escape(f.message) + (f"\n[dim]source: {escape(f.source)}[/]" if f.source else ""),
+                escape(f.fix or "-"),
+            )
+        out.print(table)
+    if report.not_checked:
+        out.print(f"[dim]not checked (not in the compatibility matrix): {escape(', '.join(report.not_checked))}[/]")
+    out.print(
+        f"{report.count(Severity.ERROR)} error(s), {report.count(Severity.WARNING)} warning(s), "
+        f"{report.count(Severity.INFO)} note(s) in {len(report.files)} file(s)"
+    )

@@ -1,0 +1,106 @@
+"""Readers of requirement files, one module per format; ``read_paths`` picks the reader for each file.
+
+Files are recognised by name first (pyproject.toml, Pipfile, environment*.yml, conda.yaml, *.txt, *.in),
+then by content for other names. Every reader yields requirements with file and line.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import UserError
+from . import conda_env, pipfile, pyproject, requirements_txt
+from .interface import IndexContext, LocatedRequirement, Reader, Skipped, SourceFile
+from .text import decode
+
+__all__ = ["IndexContext", "LocatedRequirement", "Skipped", "SourceFile", "project_root", "read_file", "read_paths"]
+
+_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg", ".hg")
+# What a directory argument stands for: the requirement files found directly inside it.
+_DIR_PATTERNS = (
+    "requirements*.txt",
+    "requirements*.in",
+    "pyproject.toml",
+    "Pipfile",
+    "environment*.y*ml",
+    "conda.y*ml",
+)
+
+
+def project_root(path: Path) -> Path:
+    """The nearest directory above ``path`` holding a project marker (.git, pyproject.toml...), else its folder."""
+    start = path.resolve().parent
+    for d in (start, *start.parents):
+        if any((d / m).exists() for m in _PROJECT_MARKERS):
+            return d
+    return start
+
+
+def kind_of(path: Path, text: str) -> str:
+    name = path.name.lower()
+    if name == "pyproject.toml":
+        return "pyproject"
+    if name == "pipfile":
+        return "pipfile"
+    if name.endswith((".yml", ".yaml")):
+        return "conda"
+    if name.endswith((".txt", ".in")):
+        return "requirements"
+    if re.search(r"(?m)^\s*dependencies\s*:", text):
+        return "conda"
+    if re.search(r"(?m)^\s*\[(packages|dev-packages)\]", text):
+        return "pipfile"
+    if re.search(r"(?m)^\s*\[(project|tool\.[\w.-]+)\]", text):
+        return "pyproject"
+    return "requirements"
+
+
+_READERS: dict[str, Reader] = {
+    "pyproject": pyproject.read,
+    "pipfile": pipfile.read,
+    "conda": conda_env.read,
+    "requirements": requirements_txt.read,
+}
+
+
+def read_file(path: Path) -> SourceFile:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise UserError("no such file", str(path)) from exc
+    except IsADirectoryError as exc:
+        raise UserError("is a directory", str(path)) from exc
+    except OSError as exc:
+        raise UserError(f"cannot read: {exc.strerror}", str(path)) from exc
+    text = decode(data, str(path))
+    return _READERS[kind_of(path, text)](path, text, project_root(path))
+
+
+def expand(patterns: Sequence[str]) -> list[Path]:
+    """File arguments: plain paths, globs (``**`` allowed) and directories, in order, each once."""
+    out: dict[str, Path] = {}
+    for pattern in patterns:
+        if any(ch in pattern for ch in "*?["):
+            matches = sorted(glob.glob(pattern, recursive=True))
+            if not matches:
+                raise UserError(f"no file matches {pattern!r}")
+            for m in matches:
+                if os.path.isfile(m):
+                    out.setdefault(os.path.normpath(m), Path(m))
+        elif os.path.isdir(pattern):
+            found = sorted({f for p in _DIR_PATTERNS for f in glob.glob(os.path.join(pattern, p))})
+            if not found:
+                raise UserError("no requirement files in this directory", pattern)
+            for f in found:
+                out.setdefault(os.path.normpath(f), Path(f))
+        else:
+            out.setdefault(os.path.normpath(pattern), Path(pattern))
+    return list(out.values())
+
+
+def read_paths(patterns: Sequence[str]) -> list[SourceFile]:
+    return [read_file(p) for p in expand(patterns)]

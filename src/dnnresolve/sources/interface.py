@@ -1,0 +1,93 @@
+"""What every reader yields: requirements that remember where they were written, and the index context in force."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from .matchspec import MatchSpec
+
+
+@dataclass(frozen=True)
+class IndexContext:
+    """The package indexes pip (or uv, poetry, pipenv) consults for a requirement."""
+
+    index_url: str = ""
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    no_index: bool = False
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        return tuple(u for u in (self.index_url, *self.extra_index_urls, *self.find_links) if u)
+
+    def merged(self, other: IndexContext) -> IndexContext:
+        return IndexContext(
+            other.index_url or self.index_url,
+            _unique(self.extra_index_urls + other.extra_index_urls),
+            _unique(self.find_links + other.find_links),
+            self.no_index or other.no_index,
+        )
+
+
+def _unique(items: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+@dataclass(frozen=True)
+class LocatedRequirement:
+    """One requirement as written in a file: a pip requirement or a conda MatchSpec, with file and line."""
+
+    file: str
+    line: int
+    raw: str
+    origin: str  # "pip" or "conda"
+    requirement: Requirement | None = None
+    conda: MatchSpec | None = None
+    index: IndexContext = IndexContext()
+    group: str = ""  # "optional-dependencies.gpu", "dev-packages", "-c constraints.txt"...
+    constraint: bool = False  # from a pip -c file: limits versions, installs nothing
+
+    @property
+    def name(self) -> str:
+        if self.requirement is not None:
+            return canonicalize_name(self.requirement.name)
+        assert self.conda is not None
+        return self.conda.name
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An entry the check cannot judge (URL, VCS, local path, editable install...), shown, never dropped."""
+
+    file: str
+    line: int
+    raw: str
+    reason: str
+
+
+@dataclass
+class SourceFile:
+    """One file as read: its requirements, what was skipped, and the target defaults it states."""
+
+    path: str
+    kind: str  # "requirements", "pyproject", "conda", "pipfile"
+    requirements: list[LocatedRequirement] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    includes: list[str] = field(default_factory=list)  # files read through -r / -c
+    target: dict[str, str] = field(default_factory=dict)  # [tool.dnnresolve] of a pyproject.toml
+    target_line: int = 0
+
+
+class Reader(Protocol):
+    """A reader for one format: the file's text in, a SourceFile out; raises UserError with file and line."""
+
+    def __call__(self, path: Path, text: str, root: Path) -> SourceFile: ...

@@ -1,0 +1,258 @@
+"""`dnnresolve check` end to end: real project files, the real CLI in a subprocess, each format parsed back."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PROJECTS = FIXTURES / "projects"
+MATRIX = str(FIXTURES / "check_matrix.toml")
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def check_json(run_cli: Run, *args: str) -> tuple[int, dict[str, Any]]:
+    proc = run_cli("check", "--matrix", MATRIX, "--json", *args)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def findings(report: dict[str, Any], rule: str) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["rule"] == rule]
+
+
+def at(f: dict[str, Any]) -> tuple[str, int]:
+    return Path(f["file"]).name, f["line"]
+
+
+def test_research_repo_tf1_against_its_conda_cuda(run_cli: Run) -> None:
+    rc, report = check_json(run_cli, str(PROJECTS / "research-tf1" / "environment.yml"))
+    assert rc == 1
+    assert "only internal consistency" in report["notes"][0]
+    [f] = findings(report, "target-incompatible")
+    assert at(f) == ("environment.yml", 12) and f["package"] == "tensorflow-gpu" and f["severity"] == "error"
+    assert "built for CUDA 8.0; CUDA 10.1 is in use" in f["message"] and "environment.yml:7" in f["message"]
+    assert "cuDNN 7.6 is loaded" in f["message"]
+    assert f["source"] == "https://www.tensorflow.org/install/source#gpu"
+    assert "numpy" in report["not_checked"] and "pillow" in report["not_checked"]
+
+
+def test_research_repo_env_python_beats_target_python(run_cli: Run) -> None:
+    # the conda file says python=3.6: the target's 3.11 is not what runs tensorflow-gpu 1.4 there
+    _, report = check_json(
+        run_cli, str(PROJECTS / "research-tf1" / "environment.yml"), "--python", "3.11", "--driver", "375.26"
+    )
+    [f] = findings(report, "target-incompatible")
+    assert "Python" not in f["message"]
+
+
+def test_modern_repo_torch_cu121_and_jax_clash_on_cudnn(run_cli: Run) -> None:
+    rc, report = check_json(run_cli, str(PROJECTS / "modern-torch-jax" / "requirements.txt"))
+    assert rc == 1
+    [f] = findings(report, "wheel-conflict")
+    assert at(f) == ("requirements.txt", 5) and f["package"] == "jax"
+    assert "nvidia-cudnn-cu12==8.9.2.26" in f["message"] and "nvidia-cudnn-cu12<10.0,>=9.0" in f["message"]
+    # jax's cuBLAS range >=12.1.3.1 admits torch's ==12.1.3.1: no clash reported for it
+    assert "cublas" not in f["message"]
+    assert [at(x) for x in findings(report, "skipped")] == [("requirements-dev.txt", 2)]
+    assert [x["package"] for x in findings(report, "not-checked")] == ["torchvision"]
+    assert "einops" in report["not_checked"]
+
+
+def test_modern_repo_old_driver_against_the_cu121_index(run_cli: Run) -> None:
+    _, report = check_json(
+        run_cli, str(PROJECTS / "modern-torch-jax" / "requirements.txt"), "--driver", "470.82.01", "--gpu", "A100"
+    )
+    [f] = findings(report, "cuda-disagreement")
+    assert at(f) == ("requirements.txt", 3)
+    assert "driver >= 530.30.02; found 470.82.01" in f["message"] and "whl/cu121" in f["message"]
+    assert [at(x) for x in findings(report, "target-incompatible")] == [("requirements.txt", 5)]
+
+
+def test_uv_project_torch_index_disagrees_with_conda_cuda(run_cli: Run) -> None:
+    rc, report = check_json(
+        run_cli, str(PROJECTS / "uv-torch" / "pyproject.toml"), str(PROJECTS / "uv-torch" / "environment.yml")
+    )
+    assert rc == 1
+    assert report["target"]["driver"].startswith("535.104.05") and "[tool.dnnresolve]" in report["target"]["driver"]
+    assert report["notes"] == []
+    [f] = findings(report, "cuda-disagreement")
+    assert at(f) == ("pyproject.toml", 6) and f["severity"] == "error"
+    assert "CUDA 11.8" in f["message"] and "cuda-version=12.2" in f["message"]
+    assert findings(report, "target-incompatible") == []
+
+
+def test_uv_project_clean_without_the_conda_file(run_cli: Run) -> None:
+    rc, report = check_json(run_cli, str(PROJECTS / "uv-torch" / "pyproject.toml"))
+    assert rc == 0 and report["summary"]["error"] == 0 and report["summary"]["warning"] == 0
+    assert report["checked"] == ["tensorflow", "torch"]
+
+
+def test_poetry_project_range_and_tf_clash(run_cli: Run) -> None:
+    _, report = check_json(run_cli, str(PROJECTS / "poetry-torch-tf" / "pyproject.toml"))
+    [u] = findings(report, "unpinned")
+    assert at(u) == ("pyproject.toml", 9) and u["severity"] == "warning" and "<3,>=2.1" in u["message"]
+    [c] = findings(report, "wheel-conflict")
+    assert at(c) == ("pyproject.toml", 10)
+    assert "nvidia-cublas-cu12==12.1.3.1" in c["message"] and "nvidia-cublas-cu12==12.2.5.6" in c["message"]
+
+
+def test_pipfile_python_too_new(run_cli: Run) -> None:
+    rc, report = check_json(run_cli, str(PROJECTS / "pipenv-tf" / "Pipfile"), "--python", "3.11")
+    assert rc == 1
+    [f] = findings(report, "target-incompatible")
+    assert at(f) == ("Pipfile", 7) and "no wheels for Python 3.11" in f["message"]
+    # torch = "*": some release runs on 3.11, so only the unpinned warning
+    assert [at(x) for x in findings(report, "unpinned")] == [("Pipfile", 8)]
+
+
+def test_warnings_fail_only_with_strict(run_cli: Run, tmp_path: Path) -> None:
+    req = tmp_path / "requirements.txt"
+    req.write_text("torch>=2.1\n")
+    assert run_cli("check", "--matrix", MATRIX, str(req), "--python", "3.11").returncode == 0
+    assert run_cli("check", "--matrix", MATRIX, "--strict", str(req), "--python", "3.11").returncode == 1
+
+
+def test_cu11_and_cu12_wheels_in_one_process_warn(run_cli: Run, tmp_path: Path) -> None:
+    req = tmp_path / "requirements.txt"
+    req.write_text("torch==1.13.1\ntensorflow[and-cuda]==2.15.1\n")
+    rc, report = check_json(run_cli, str(req))
+    assert rc == 0 and findings(report, "wheel-conflict") == []
+    [w] = findings(report, "cuda-major-mix")
+    assert at(w) == ("requirements.txt", 2) and w["severity"] == "warning"
+    assert "nvidia-cudnn-cu11==8.5.0.96" in w["message"] and "libcudnn.so.8" in w["message"]
+
+
+def test_sarif_has_the_required_fields(run_cli: Run) -> None:
+    proc = run_cli(
+        "check", "--matrix", MATRIX, "--format", "sarif", str(PROJECTS / "modern-torch-jax" / "requirements.txt")
+    )
+    assert proc.returncode == 1
+    sarif = json.loads(proc.stdout)
+    assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
+    run = sarif["runs"][0]
+    assert run["tool"]["driver"]["name"] == "dnnresolve"
+    rule_ids = {r["id"] for r in run["tool"]["driver"]["rules"]}
+    assert run["results"]
+    for result in run["results"]:
+        assert result["ruleId"] in rule_ids and result["level"] in ("error", "warning", "note")
+        assert result["message"]["text"]
+        loc = result["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"].endswith(".txt") and loc["region"]["startLine"] >= 1
+    assert any(r["ruleId"] == "wheel-conflict" and r["level"] == "error" for r in run["results"])
+
+
+def test_markdown_table_parses_back(run_cli: Run) -> None:
+    proc = run_cli(
+        "check", "--matrix", MATRIX, "--format", "markdown", str(PROJECTS / "poetry-torch-tf" / "pyproject.toml")
+    )
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "### dnnresolve check: 1 error(s), 1 warning(s)"
+    header = lines.index("| file:line | package | severity | finding | fix |")
+    assert lines[header + 1] == "|---|---|---|---|---|"
+    rows = [ln.strip("|").split(" | ") for ln in lines[header + 2 :] if ln.startswith("|")]
+    assert [(r[0].strip(" `").rsplit("/", 1)[-1], r[1], r[2]) for r in rows] == [
+        ("pyproject.toml:9", "torch", "warning"),
+        ("pyproject.toml:10", "tensorflow", "error"),
+    ]
+
+
+def test_text_table_and_globs(run_cli: Run) -> None:
+    proc = run_cli("check", "--matrix", MATRIX, "research-tf1/*.yml", "pipenv-tf", cwd=PROJECTS)
+    assert proc.returncode == 1
+    assert "environment.yml:12" in proc.stdout and "tensorflow-gpu" in proc.stdout
+    assert "1 error(s), 1 warning(s)" in proc.stdout and "in 2 file(s)" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "where", "what"),
+    [
+        ("requirements.txt", b"numpy\n\x89PNG\r\n\x1a\n\x00\x00", "requirements.txt:4:", "binary data"),
+        ("requirements.txt", b"numpy==1.0\ntorch==2.1.2 # caf\xe9\n", "requirements.txt:2:", "not valid UTF-8"),
+        ("a.txt", b"-r b.txt\n", "b.txt:1:", "include cycle"),
+        ("requirements.txt", b"numpy\n-r ../outside.txt\n", "requirements.txt:2:", "outside the project"),
+        ("environment.yml", b"dependencies:\n  - python=3.6\n  - [unclosed\n", "environment.yml:", "not valid YAML"),
+        ("pyproject.toml", b'[project]\ndependencies = ["torch=="]\n', "pyproject.toml:2:", "not a valid requirement"),
+    ],
+)
+def test_unreadable_input_is_one_line_exit_2(
+    run_cli: Run, tmp_path: Path, name: str, content: bytes, where: str, what: str
+) -> None:
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    (proj / "b.txt").write_text("-r a.txt\n")
+    (tmp_path / "outside.txt").write_text("torch\n")
+    (proj / name).write_bytes(content)
+    proc = run_cli("check", "--matrix", MATRIX, str(proj / name))
+    assert proc.returncode == 2, proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and where in lines[0] and what in lines[0], lines
+    assert "Traceback" not in proc.stderr
+
+
+def test_target_profile_from_detect(run_cli: Run, tmp_path: Path) -> None:
+    """A `detect --json` of the K20m node is the deploy target: its cuDNN 5.0 cannot serve TF 1.4."""
+    from .detect.machines import make_machine
+
+    root = make_machine(tmp_path, "k20m")
+    profile = tmp_path / "k20m.json"
+    detected = run_cli("detect", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"})
+    assert detected.returncode == 0, detected.stderr
+    profile.write_text(detected.stdout)
+    req = tmp_path / "requirements.txt"
+    req.write_text("tensorflow-gpu==1.0.0\n")
+    proc = run_cli("check", "--json", "--target", str(profile), str(req))
+    assert proc.returncode == 1, proc.stderr
+    [f] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "target-incompatible"]
+    assert f["line"] == 1 and "cuDNN" in f["message"]
+    missing = run_cli("check", "--target", str(tmp_path / "x.json"), str(req))
+    assert missing.returncode == 2 and "x.json" in missing.stderr and missing.stderr[-1] == "\n"
+
+
+def test_matrix_from_environment_variable(run_cli: Run) -> None:
+    proc = run_cli("check", "--json", str(PROJECTS / "pipenv-tf" / "Pipfile"), env={"DNNRESOLVE_MATRIX": MATRIX})
+    assert proc.returncode == 0 and "tensorflow-gpu" in json.loads(proc.stdout)["checked"]
+
+
+def test_conda_pytorch_cuda_disagrees_with_cuda_version(run_cli: Run, tmp_path: Path) -> None:
+    env = tmp_path / "environment-gpu.yml"
+    env.write_text(
+        "name: train\nchannels:\n  - pytorch\n  - nvidia\ndependencies:\n  - python=3.11\n"
+        "  - pytorch::pytorch=2.1.2\n  - pytorch::pytorch-cuda=11.8\n  - cuda-version=12.2\n"
+    )
+    rc, report = check_json(run_cli, str(env), "--driver", "535.104.05")
+    assert rc == 1 and report["checked"] == ["torch"]
+    [f] = findings(report, "cuda-disagreement")
+    assert at(f) == ("environment-gpu.yml", 7) and f["severity"] == "error"
+    assert "CUDA 11.8 (pytorch::pytorch-cuda=11.8" in f["message"] and "cuda-version=12.2" in f["message"]
+    assert findings(report, "unpinned") == []
+
+
+def test_markers_follow_the_target_python(run_cli: Run, tmp_path: Path) -> None:
+    req = tmp_path / "requirements.txt"
+    req.write_text('tensorflow-gpu==1.4.0; python_version < "3.7"\n')
+    rc, report = check_json(run_cli, str(req), "--python", "3.11")
+    assert rc == 0 and report["checked"] == [] and report["findings"] == []
+    rc, report = check_json(run_cli, str(req), "--python", "3.6", "--cuda", "9.0")
+    [f] = findings(report, "target-incompatible")
+    assert rc == 1 and "built for CUDA 8.0; CUDA 9.0 is in use [given (--cuda)]" in f["message"]
+
+
+def test_pre_commit_hook_definition() -> None:
+    import re
+
+    import yaml
+
+    [hook] = yaml.safe_load((FIXTURES.parents[1] / ".pre-commit-hooks.yaml").read_text())
+    assert (hook["id"], hook["entry"], hook["language"]) == ("dnnresolve-check", "dnnresolve check", "python")
+    files = re.compile(hook["files"])
+    for name in ("requirements.txt", "ci/requirements-gpu.txt", "pyproject.toml", "environment-gpu.yml", "Pipfile"):
+        assert files.search(name), name
+    for name in ("setup.py", "docs/notes.txt", "Pipfile.lock", "conda-lock.yml"):
+        assert not files.search(name), name
