@@ -185,32 +185,52 @@ def _other_variants(r: RequirementResult, best: Candidate, runtime: Runtime) -> 
 def _other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> list[Option]:
     """The other way round: the newest release of the package that runs on this machine as it is.
 
-    A Python that is too new is the one thing a new environment can fix here; system libraries,
-    driver and GPU stay as they are.
+    What failed for the requested release must pass outright here (a GPU check that is only a
+    warning does not count). A Python that is too new is the one thing a new environment may fix:
+    the newest release that runs with this Python comes first, then the newest one in a new env.
     """
-    rows = [
-        row
-        for row in matrix.releases(r.package, runtime.os)
-        if row.version not in {c.release.version for c in r.requested}
-    ]
+    best = r.best
+    must_pass = {c.component for c in best.failures} if best else set()
+    requested = {c.release.version for c in r.requested}
+    wants_gpu = any(x.cuda for x in r.requested)
+    as_is: Option | None = None
+    with_env: Option | None = None
+    rows = [row for row in matrix.releases(r.package, runtime.os) if row.version not in requested]
     for row in sorted(rows, key=lambda x: x.version, reverse=True):
         for cuda in row.cuda or [None]:
+            if cuda is None and wants_gpu:
+                continue
             checks = evaluate(row, cuda, runtime, matrix)
-            failing = {c.component for c in checks if c.status is Status.FAIL}
-            unknown_libs = {c.component for c in checks if c.status is Status.UNKNOWN} & {"cuda", "cudnn"}
-            if failing - {"python"} or unknown_libs or (cuda is None and any(x.cuda for x in r.requested)):
+            status = {c.component: c.status for c in checks}
+            failing = {k for k, v in status.items() if v is Status.FAIL}
+            if failing - {"python"} or any(status.get(k) is not Status.OK for k in must_pass - {"python"}):
+                continue
+            if any(status.get(k) is Status.UNKNOWN for k in ("cuda", "cudnn")):
                 continue
             cand = Candidate(row, cuda, checks)
-            env_steps = _env_steps(row, runtime) if "python" in failing else []
-            if env_steps is None:
-                continue
-            title = f"use {row.package} {row.version} instead: it runs with what this machine has"
-            if env_steps:
-                title += f" (in a new environment with Python {_env_python(row, runtime)})"
-            opt = _install_option(cand, runtime, title, WEIGHT_OTHER_RELEASE)
-            opt.steps = env_steps + opt.steps
-            return [opt]
-    return []
+            if not failing and as_is is None:
+                as_is = _install_option(
+                    cand,
+                    runtime,
+                    f"use {row.package} {row.version} instead: it runs with what this machine has",
+                    WEIGHT_OTHER_RELEASE,
+                )
+            elif failing == {"python"} and with_env is None and as_is is None and must_pass != {"python"}:
+                env_steps = _env_steps(row, runtime)
+                if env_steps is None:
+                    continue
+                with_env = _install_option(
+                    cand,
+                    runtime,
+                    f"use {row.package} {row.version} instead, in a new environment with Python "
+                    f"{_env_python(row, runtime)}: it runs with what this machine has",
+                    WEIGHT_OTHER_RELEASE,
+                )
+                with_env.steps = env_steps + with_env.steps
+            break  # one variant per release is enough
+        if as_is is not None:
+            break
+    return [o for o in (as_is, with_env) if o is not None]
 
 
 def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> Option:
@@ -221,13 +241,16 @@ def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> 
 
 
 def _recipe(row: FrameworkRelease, cuda: CudaVersion | None, kind: str = "pip") -> InstallRecipe | None:
+    """The recipe for this variant; one with an extra that brings the CUDA wheels (and-cuda, cuda12) first."""
     want = str(cuda.series) if cuda else ""
-    for rec in row.install:
-        if rec.kind == kind and (
-            rec.cuda == want or (cuda and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series)
-        ):
-            return rec
-    return None
+    matches = [
+        rec
+        for rec in row.install
+        if rec.kind == kind
+        and (rec.cuda == want or (cuda and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series))
+    ]
+    matches.sort(key=lambda rec: "[" not in rec.requirement)
+    return matches[0] if matches else None
 
 
 def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None) -> Step:
@@ -236,7 +259,7 @@ def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None) -> Step:
     if rec is None:
         argv.append(f"{row.package}=={row.version}")
         return Step("pip", f"install {row.package} {row.version}", tuple(argv))
-    argv.append(rec.requirement)
+    argv.append(_pinned(rec.requirement, row))
     argv.extend(f"{name}=={version}" for name, version in rec.companions)
     if rec.index_url:
         argv += ["--index-url", rec.index_url]
@@ -248,12 +271,31 @@ def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None) -> Step:
     return Step("pip", what, tuple(argv))
 
 
+def _pinned(requirement: str, row: FrameworkRelease) -> str:
+    """An install page's ``jax[cuda12]`` pinned to the release the plan is about: ``jax[cuda12]==0.4.30``."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        req = Requirement(requirement)
+    except InvalidRequirement:
+        return requirement
+    if req.specifier or req.url:
+        return requirement
+    return f"{requirement}=={row.version}"
+
+
 def _env_python(row: FrameworkRelease, runtime: Runtime) -> PythonVersion:
-    pythons = sorted(row.python)
+    """The Python with wheels closest to the one in use: the oldest newer one, else the newest older one."""
+    pythons = sorted(p.series for p in row.python)
     rec = _recipe(row, None) or next((r for r in row.install if r.kind == "pip"), None)
     if rec is not None and rec.python:
         allowed = {PythonVersion.parse(p).series for p in rec.python}
-        pythons = [p for p in pythons if p.series in allowed] or pythons
+        pythons = [p for p in pythons if p in allowed] or pythons
+    have = runtime.python.series if runtime.python else None
+    if have is not None:
+        newer = [p for p in pythons if p > have]
+        if newer:
+            return newer[0]
     return pythons[-1]
 
 

@@ -123,9 +123,23 @@ def _is_default(c: Candidate) -> bool:
     return d is not None and c.cuda is not None and d.series == c.cuda.series
 
 
-def needs_system_cuda(release: FrameworkRelease) -> bool:
-    """Whether the release loads CUDA and cuDNN from the system (modules, toolkits) rather than its wheels."""
-    return release.is_gpu and release.cudnn_rule is not CudnnRule.BUNDLED
+def needs_system_cuda(release: FrameworkRelease, matrix: Matrix | None = None) -> bool:
+    """Whether the release loads CUDA and cuDNN from the system (modules, toolkits) rather than its wheels.
+
+    A release whose pip install pins nvidia-* wheels (tensorflow[and-cuda], jax[cuda12]) brings its own.
+    """
+    if not release.is_gpu or release.cudnn_rule is CudnnRule.BUNDLED:
+        return False
+    return not (matrix is not None and bundled_extra(release, matrix) is not None)
+
+
+def bundled_extra(release: FrameworkRelease, matrix: Matrix) -> str | None:
+    """The extra ("" for none) whose install brings the CUDA libraries as nvidia-* wheels, if the matrix knows one."""
+    for name in release.names:
+        for pins in matrix.wheel_pins:
+            if pins.package == name and release.matches(pins.version) and pins.requires:
+                return pins.extra
+    return None
 
 
 def cudnn_rule_for(release: FrameworkRelease) -> CudnnRule:
@@ -176,7 +190,7 @@ def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, 
         return checks
     checks.append(_check_driver(row, cuda, runtime, matrix))
     checks.append(_check_gpu(row, cuda, runtime, matrix))
-    if needs_system_cuda(row):
+    if needs_system_cuda(row, matrix):
         checks.append(_check_system_cuda(row, cuda, runtime))
         if row.cudnn:
             checks.append(_check_system_cudnn(row, runtime))

@@ -124,3 +124,55 @@ def test_specifier_intersection_as_pip_would_see_it() -> None:
     assert not specifiers_intersect(S(">=9.1,<10"), S(">=8.9,<9"))
     assert specifiers_intersect(S(">=8,<9"), S(">=8.5"))
     assert not specifiers_intersect(S("<9"), S(">9"))
+
+
+def modern_node(gpu: str, cc: str, driver: str, python: str = "3.11") -> Runtime:
+    return Runtime(
+        os="linux",
+        driver=DriverVersion.parse(driver),
+        gpus=[Gpu(gpu, ComputeCapability.parse(cc))],
+        python=PythonVersion.parse(python),
+    )
+
+
+def test_gpu_too_old_for_modern_torch_gets_the_newest_torch_that_carries_sm_35() -> None:
+    rt = modern_node("Tesla K20m", "3.5", "470.82.01", python="3.10")
+    rp = plan_for("torch==2.1.0", rt).requirements[0]
+    best = rp.result.best
+    assert best is not None and "compute_capability" in {c.component for c in best.failures}
+    first = rp.options[0]
+    assert first.title.startswith("use torch 1.3.0 instead")  # the last release whose wheels carry sm_35
+    assert [s.shell for s in first.steps][:2] == [
+        "conda create -y -n torch-1.3.0 python=3.7",
+        "conda activate torch-1.3.0",
+    ]
+
+
+def test_driver_too_old_for_cu121_gets_the_cu118_build() -> None:
+    rt = modern_node("Tesla T4", "7.5", "470.82.01", python="3.10")
+    result = plan_for("torch==2.1.0", rt).requirements[0]
+    cu121 = next(c for c in result.result.candidates if c.cuda is not None and str(c.cuda) == "12.1")
+    assert cu121.check("driver").status is Status.FAIL  # type: ignore[union-attr]
+    best = result.result.best
+    assert best is not None and str(best.cuda) == "11.8" and best.ok  # 11.8 through minor-version compatibility
+    assert "download.pytorch.org/whl/cu118" in result.options[0].steps[-1].shell
+
+
+def test_brand_new_gpu_on_an_old_framework_moves_to_a_release_that_knows_it() -> None:
+    rt = modern_node("H100 80GB HBM3", "9.0", "550.54.15", python="3.8")
+    rp = plan_for("torch==1.7.1", rt).requirements[0]
+    best = rp.result.best
+    assert best is not None
+    gpu = best.check("compute_capability")
+    assert gpu is not None and gpu.status is Status.FAIL and "sm_90" in gpu.reason
+    first = rp.options[0]
+    assert first.title.startswith("use torch 2.")
+    assert first.steps[-1].argv[:4] == ("python", "-m", "pip", "install")
+
+
+def test_pip_era_tensorflow_brings_its_own_cuda() -> None:
+    rt = modern_node("A100-SXM4-40GB", "8.0", "535.104.05")
+    rp = plan_for("tensorflow==2.15", rt).requirements[0]
+    best = rp.result.best
+    assert best is not None and best.ok and best.check("cuda") is None  # no system CUDA needed
+    assert rp.options[0].steps[-1].shell == "python -m pip install 'tensorflow[and-cuda]==2.15.1'"
