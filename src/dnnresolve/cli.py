@@ -115,9 +115,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load_matrix(args: argparse.Namespace) -> Matrix:
+    """The newest valid matrix (see matrix_source): --matrix, else a cached update unless --offline, else packaged.
+    ``args.matrix_source`` keeps where it came from, for renders that add ``"matrix": source.record()``."""
     from .matrix import load_matrix
+    from .matrix_source import resolve_source
+    from .render.update import note_matrix_source
 
-    return load_matrix(getattr(args, "matrix", None))
+    source = resolve_source(offline=bool(getattr(args, "offline", False)), explicit=getattr(args, "matrix", None))
+    args.matrix_source = source
+    note_matrix_source(source, debug=bool(getattr(args, "debug", False)))
+    return load_matrix(source.path)
 
 
 def _cmd_matrix(args: argparse.Namespace) -> int:
@@ -142,8 +149,18 @@ _cmd_explain = _not_built("explain")
 _cmd_plan = _not_built("plan")
 _cmd_check = _not_built("check")
 _cmd_doctor = _not_built("doctor")
-_cmd_update = _not_built("update")
 _cmd_install = _not_built("install")
+
+
+def _cmd_update(args: argparse.Namespace) -> int:
+    from .remote import update_matrix, update_url
+    from .render import update as render
+
+    if args.offline:
+        raise UserError("'update' fetches from the network; it cannot run with --offline")
+    result = update_matrix(update_url(args.url))
+    render.emit(result, as_json=args.json)
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
