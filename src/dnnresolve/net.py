@@ -25,6 +25,14 @@ class NetworkError(UserError):
     """A download failed or was refused; the message is one line and holds no credentials."""
 
 
+class HttpStatusError(NetworkError):
+    """The server answered with an HTTP error status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 _USERINFO = re.compile(r"(?<=://)[^/?#\s]*@")
 
 
@@ -109,11 +117,13 @@ def get(url: str, accept: str | None = None, max_bytes: int = MAX_BYTES, allow_h
                     check_url(hop.url, "redirect to")
             if response.status_code >= 400:
                 reason = f" {response.reason}" if response.reason else ""
-                raise NetworkError(f"{shown} answered HTTP {response.status_code}{reason}")
+                raise HttpStatusError(f"{shown} answered HTTP {response.status_code}{reason}", response.status_code)
             body = _read_bounded(response, max_bytes, shown)
             return Fetched(
                 redact(response.url), response.status_code, response.headers.get("Content-Type", ""), body
             )
+    except HttpStatusError as exc:
+        raise HttpStatusError(_scrub(str(exc), url), exc.status) from None
     except NetworkError as exc:
         raise NetworkError(_scrub(str(exc), url)) from None
     except requests.RequestException as exc:
