@@ -68,7 +68,7 @@ def serve(routes: dict[str, Reply] | None = None) -> Iterator[LocalServer]:
 
     server = _Server(("127.0.0.1", 0), Handler)
     state.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield state

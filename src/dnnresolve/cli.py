@@ -149,7 +149,6 @@ _cmd_explain = _not_built("explain")
 _cmd_plan = _not_built("plan")
 _cmd_check = _not_built("check")
 _cmd_doctor = _not_built("doctor")
-_cmd_install = _not_built("install")
 
 
 def _cmd_update(args: argparse.Namespace) -> int:
@@ -161,6 +160,29 @@ def _cmd_update(args: argparse.Namespace) -> int:
     result = update_matrix(update_url(args.url))
     render.emit(result, as_json=args.json)
     return EXIT_OK
+
+
+def _cmd_install(args: argparse.Namespace) -> int:
+    from .install import run_steps, steps_from_specs
+    from .render import install as render
+
+    steps = steps_from_specs(args.specs)  # the planner's steps replace this stand-in
+    render.show_steps(steps, dry_run=args.dry_run, as_json=args.json)
+    if args.dry_run:
+        return EXIT_OK
+    runnable = sum(1 for s in steps if s.kind == "pip")
+    if runnable and not args.yes:
+        if not sys.stdin.isatty():
+            raise UserError("refusing to install without confirmation: no terminal to ask on (pass --yes)")
+        if not render.ask(f"Run {runnable} pip step(s) with {sys.executable}?"):
+            raise UserError("cancelled; nothing was installed")
+    outcome = run_steps(
+        steps,
+        child_stdout=sys.stderr if args.json else None,
+        on_start=lambda i, step: render.starting(i, len(steps), step),
+    )
+    render.finished(outcome, as_json=args.json)
+    return EXIT_OK if outcome.ok else EXIT_PROBLEMS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
