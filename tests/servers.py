@@ -20,6 +20,7 @@ class Reply:
     status: int = 200
     content_type: str = "application/octet-stream"
     declared_length: int | None = None  # a Content-Length that lies: the connection closes early
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -55,6 +56,8 @@ def serve(routes: dict[str, Reply] | None = None) -> Iterator[LocalServer]:
             reply = state.routes.get(path, Reply(b"not found", 404, "text/plain"))
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
+            for key, value in reply.headers.items():
+                self.send_header(key, value)
             length = reply.declared_length if reply.declared_length is not None else len(reply.body)
             self.send_header("Content-Length", str(length))
             if length != len(reply.body):

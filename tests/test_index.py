@@ -154,6 +154,9 @@ def test_trouble_gives_none_and_a_note(tmp_path: Path) -> None:
     with serve({"/simple/tinypkg/": Reply(b"{", content_type="application/vnd.pypi.simple.v1+json")}) as srv:
         check = check_wheel(srv.url("/simple"), "tinypkg", "1.0", None, None)
     assert check.exists is None and "not a PEP 691 project page" in check.note
+    page = b'<a href="http://[broken/x.whl">x</a> <a href="tinypkg-1.0-py3-none-any.whl">a wheel</a>'
+    with serve({"/simple/tinypkg/": Reply(page, content_type="text/html")}) as srv:
+        assert wheel_exists(srv.url("/simple"), "tinypkg", "1.0", None, None) is True
     with serve() as srv:
         url = srv.url("/simple").replace("http://", "http://bob:hunter22@")
     check = check_wheel(url, "tinypkg", "1.0", None, None)

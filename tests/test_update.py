@@ -221,3 +221,24 @@ def test_checksum_without_our_file_is_refused() -> None:
 
 def test_redact() -> None:
     assert redact("see https://u:p@w@host:8/x?y=1 and ftp://h/") == "see https://***@host:8/x?y=1 and ftp://h/"
+
+
+def test_malformed_url_is_one_line(run_cli: Run) -> None:
+    r = run_cli("update", "--url", "https://a:b@[::1/compat_matrix.toml")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "is not a valid URL" in r.stderr
+    assert "a:b" not in r.stderr
+
+
+def test_redirects_are_checked_before_they_are_followed(run_cli: Run, cache: Path) -> None:
+    moved = {
+        "/old.toml.sha256": Reply(b"", 301, headers={"Location": MATRIX_PATH + ".sha256"}),
+        "/old.toml": Reply(b"", 302, headers={"Location": MATRIX_PATH}),
+    }
+    with serve({**routes(NEWER), **moved}) as srv:
+        r = run_cli("update", "--url", srv.url("/old.toml"))
+    assert r.returncode == 0, r.stderr
+    # A downgrade to plain http elsewhere is refused without contacting that host (tests never leave 127.0.0.1).
+    with serve({"/old.toml.sha256": Reply(b"", 302, headers={"Location": "http://example.org/x.sha256"})}) as srv:
+        r = run_cli("update", "--url", srv.url("/old.toml"))
+    assert r.returncode == 2
+    assert "redirect to http://example.org/x.sha256 uses plain http" in r.stderr

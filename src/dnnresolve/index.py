@@ -169,8 +169,11 @@ def _files_from_html(text: str, page_url: str) -> list[ListedFile]:
     base = urljoin(page_url, parser.base) if parser.base else page_url
     out = []
     for href, yanked, parts in parser.anchors:
-        url = urljoin(base, href)
-        filename = unquote(PurePosixPath(urlsplit(url).path).name) or "".join(parts).strip()
+        try:
+            url = urljoin(base, href)
+            filename = unquote(PurePosixPath(urlsplit(url).path).name) or "".join(parts).strip()
+        except ValueError:  # a malformed link is not a file we could install either
+            continue
         if filename:
             out.append(ListedFile(filename, url, yanked))
     return out

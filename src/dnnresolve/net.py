@@ -8,7 +8,7 @@ import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from .errors import UserError
 
@@ -44,7 +44,10 @@ def redact(text: str) -> str:
 def _scrub(text: str, url: str) -> str:
     """Redact URLs in ``text``, and the URL's own user name and password wherever they still appear."""
     out = redact(text)
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return out
     for secret in (parts.password, parts.username):
         if secret and len(secret) >= 3:
             for form in {secret, unquote(secret)}:
@@ -65,11 +68,15 @@ def is_loopback(host: str | None) -> bool:
 
 def check_url(url: str, what: str = "URL") -> None:
     """HTTPS anywhere; plain HTTP only to this machine (127.0.0.0/8, ::1, localhost)."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError as exc:
+        raise NetworkError(f"{what} {redact(url)!r} is not a valid URL ({exc})") from None
     scheme = parts.scheme.lower()
-    if scheme not in ("https", "http") or not parts.hostname:
+    if scheme not in ("https", "http") or not host:
         raise NetworkError(f"{what} {redact(url)!r} is not an http(s) URL")
-    if scheme == "http" and not is_loopback(parts.hostname):
+    if scheme == "http" and not is_loopback(host):
         raise NetworkError(
             f"{what} {redact(url)} uses plain http; only https is accepted (plain http only to this machine)"
         )
@@ -111,10 +118,7 @@ def get(url: str, accept: str | None = None, max_bytes: int = MAX_BYTES, allow_h
     if accept:
         headers["Accept"] = accept
     try:
-        with requests.get(url, headers=headers, timeout=(connect_s, read_s), stream=True) as response:
-            if not allow_http:
-                for hop in (*response.history, response):
-                    check_url(hop.url, "redirect to")
+        with _follow(url, headers, (connect_s, read_s), allow_http) as response:
             if response.status_code >= 400:
                 reason = f" {response.reason}" if response.reason else ""
                 raise HttpStatusError(f"{shown} answered HTTP {response.status_code}{reason}", response.status_code)
@@ -128,6 +132,28 @@ def get(url: str, accept: str | None = None, max_bytes: int = MAX_BYTES, allow_h
         raise NetworkError(_scrub(str(exc), url)) from None
     except requests.RequestException as exc:
         raise NetworkError(_scrub(_explain(exc, shown, connect_s, read_s), url)) from None
+
+
+MAX_REDIRECTS = 5
+
+
+def _follow(
+    url: str, headers: dict[str, str], timeout: tuple[float, float], allow_http: bool
+) -> requests.Response:
+    """GET with redirects followed by hand, so that each target is checked before it is contacted."""
+    import requests
+
+    current = url
+    for _ in range(MAX_REDIRECTS + 1):
+        response = requests.get(current, headers=headers, timeout=timeout, stream=True, allow_redirects=False)
+        if not response.is_redirect:
+            return response
+        target = urljoin(current, response.headers["Location"])
+        response.close()
+        if not allow_http:
+            check_url(target, "redirect to")
+        current = target
+    raise NetworkError(f"more than {MAX_REDIRECTS} redirects from {redact(url)}")
 
 
 def _read_bounded(response: requests.Response, max_bytes: int, shown: str) -> bytes:
