@@ -24,12 +24,13 @@ WHEELS = {  # index path -> (project, version, tag)
     "whl/cu118": [("fastpkg", "2.1.0+cu118", "cp310-cp310-linux_x86_64")],
 }
 SDIST_ONLY = "srcpkg-0.5.tar.gz"
+YANKED_ATTR = ' data-yanked=""'
 
 
 def _html_page(files: list[tuple[str, bytes]], prefix: str, yanked: set[str]) -> bytes:
     links = "".join(
         f'<a href="{prefix}{name.replace("+", "%2B")}#sha256={hashlib.sha256(data).hexdigest()}"'
-        f'{" data-yanked=" if name in yanked else ""}>{name}</a><br/>\n'
+        f'{YANKED_ATTR if name in yanked else ""}>{name}</a><br/>\n'
         for name, data in files
     )
     return f"<!DOCTYPE html>\n<html><body>\n{links}</body></html>\n".encode()

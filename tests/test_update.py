@@ -242,3 +242,13 @@ def test_redirects_are_checked_before_they_are_followed(run_cli: Run, cache: Pat
         r = run_cli("update", "--url", srv.url("/old.toml"))
     assert r.returncode == 2
     assert "redirect to http://example.org/x.sha256 uses plain http" in r.stderr
+
+
+def test_bad_timeout_setting_and_unwritable_cache(run_cli: Run, tmp_path: Path) -> None:
+    r = run_cli("update", "--url", "https://127.0.0.1:9/m.toml", env={"DNNRESOLVE_HTTP_TIMEOUT": "soon"})
+    assert r.returncode == 2 and "DNNRESOLVE_HTTP_TIMEOUT='soon' is not a positive number of seconds" in r.stderr
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("x")
+    with serve(routes(NEWER)) as srv:
+        r = run_cli("update", "--url", srv.url(MATRIX_PATH), env={"DNNRESOLVE_CACHE_DIR": str(blocker / "cache")})
+    assert r.returncode == 2 and "cannot write the matrix cache" in r.stderr and r.stderr.count("\n") == 1
