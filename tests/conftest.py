@@ -18,6 +18,8 @@ def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     def run(*args: str, env: dict[str, str] | None = None, input: str | None = None, cwd: Path | None = None):  # type: ignore[no-untyped-def]
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("DNNRESOLVE_")}
         full_env.update({"NO_COLOR": "1", "PYTHONPATH": str(REPO / "src")})
+        # Never the user's own cached matrix update; loopback servers never through a proxy.
+        full_env.update({"DNNRESOLVE_CACHE_DIR": str(tmp_path / "user-cache"), "NO_PROXY": "127.0.0.1,localhost,::1"})
         full_env.update(env or {})
         return subprocess.run(
             [sys.executable, "-m", "dnnresolve", *args],

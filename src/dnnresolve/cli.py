@@ -15,6 +15,7 @@ from .errors import NotBuiltYet, UserError
 
 if TYPE_CHECKING:
     from .matrix import Matrix
+    from .plan import Plan
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -116,9 +117,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load_matrix(args: argparse.Namespace) -> Matrix:
+    """The newest valid matrix (see matrix_source): --matrix, else a cached update unless --offline, else packaged.
+    ``args.matrix_source`` keeps where it came from, for renders that add ``"matrix": source.record()``."""
     from .matrix import load_matrix
+    from .matrix_source import resolve_source
+    from .render.update import note_matrix_source
 
-    return load_matrix(getattr(args, "matrix", None))
+    source = resolve_source(offline=bool(getattr(args, "offline", False)), explicit=getattr(args, "matrix", None))
+    args.matrix_source = source
+    note_matrix_source(source, debug=bool(getattr(args, "debug", False)))
+    return load_matrix(source.path)
 
 
 def _cmd_matrix(args: argparse.Namespace) -> int:
@@ -131,11 +139,10 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     return EXIT_OK if result.found else EXIT_PROBLEMS
 
 
-def _cmd_plan(args: argparse.Namespace) -> int:
+def _plan_from_args(args: argparse.Namespace) -> Plan:
     from packaging.requirements import InvalidRequirement, Requirement
 
     from .plan import make_plan
-    from .render import plan as render
     from .runtime_flags import runtime_for
     from .solve import solve
 
@@ -147,8 +154,15 @@ def _cmd_plan(args: argparse.Namespace) -> int:
             raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
     matrix = _load_matrix(args)
     runtime = runtime_for(args, matrix)
-    plan = make_plan(solve(requirements, runtime, matrix), runtime, matrix)
-    render.emit(plan, runtime, as_json=args.json, fmt=args.format)
+    args.runtime = runtime
+    return make_plan(solve(requirements, runtime, matrix), runtime, matrix)
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from .render import plan as render
+
+    plan = _plan_from_args(args)
+    render.emit(plan, args.runtime, as_json=args.json, fmt=args.format)
     return EXIT_OK if plan.satisfied else EXIT_PROBLEMS
 
 
@@ -205,8 +219,43 @@ def _not_built(name: str) -> Handler:
 
 
 _cmd_explain = _not_built("explain")
-_cmd_update = _not_built("update")
-_cmd_install = _not_built("install")
+
+
+def _cmd_update(args: argparse.Namespace) -> int:
+    from .remote import update_matrix, update_url
+    from .render import update as render
+
+    if args.offline:
+        raise UserError("'update' fetches from the network; it cannot run with --offline")
+    result = update_matrix(update_url(args.url))
+    render.emit(result, as_json=args.json)
+    return EXIT_OK
+
+
+def _cmd_install(args: argparse.Namespace) -> int:
+    from .install import run_steps, steps_from_specs
+    from .render import install as render
+
+    plan = _plan_from_args(args)
+    steps = [s for rp in plan.requirements if rp.options for s in rp.options[0].steps]
+    unplanned = [str(rp.result.requirement) for rp in plan.requirements if not rp.result.known]
+    steps += steps_from_specs(unplanned)  # packages the matrix does not know: plain pip, unchecked
+    render.show_steps(steps, dry_run=args.dry_run, as_json=args.json)
+    if args.dry_run:
+        return EXIT_OK
+    runnable = sum(1 for s in steps if s.kind == "pip")
+    if runnable and not args.yes:
+        if not sys.stdin.isatty():
+            raise UserError("refusing to install without confirmation: no terminal to ask on (pass --yes)")
+        if not render.ask(f"Run {runnable} pip step(s) with {sys.executable}?"):
+            raise UserError("cancelled; nothing was installed")
+    outcome = run_steps(
+        steps,
+        child_stdout=sys.stderr if args.json else None,
+        on_start=lambda i, step: render.starting(i, len(steps), step),
+    )
+    render.finished(outcome, as_json=args.json)
+    return EXIT_OK if outcome.ok else EXIT_PROBLEMS
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,10 @@
-"""A step of a plan: one copy-pasteable command, or a manual action described in words."""
+"""A step of a plan: one copy-pasteable command, or a manual action described in words. No I/O.
+
+``argv`` is the command as a user types it, one argument per item, never a shell string to split: a
+pip step is ``python -m pip ...``; a conda step starts with ``conda``; a module step with ``module``;
+a manual step has no argv. ``shell`` is the same command quoted for a POSIX shell, for display and
+scripts. ``install`` runs pip steps itself and leaves the others to the user's own shell.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +13,25 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+STEP_KINDS = ("pip", "conda", "module", "shell", "manual")
+
 
 @dataclass(frozen=True)
 class Step:
-    kind: str  # "pip", "conda", "module", "shell", "manual"
+    kind: str  # one of STEP_KINDS
     description: str
     argv: tuple[str, ...] = ()
     needs_root: bool = False
-    env: tuple[tuple[str, str], ...] = field(default=())  # variables to export before/with the command
+    env: tuple[tuple[str, str], ...] = field(default=())  # variables to export (our own path templates)
+
+    def __post_init__(self) -> None:
+        if self.kind not in STEP_KINDS:
+            raise ValueError(f"unknown step kind {self.kind!r}; expected one of {', '.join(STEP_KINDS)}")
+
+    @classmethod
+    def pip_install(cls, *args: str, description: str = "") -> Step:
+        """``python -m pip install ARGS...``: requirements and options as separate items."""
+        return cls("pip", description or f"install {' '.join(args)}", ("python", "-m", "pip", "install", *args))
 
     @property
     def shell(self) -> str:
@@ -24,6 +41,15 @@ class Step:
             return f"export {exports}" if exports else f"# {self.description}"
         line = shlex.join(self.argv)
         return f"export {exports} && {line}" if exports else line
+
+    def pip_args(self) -> list[str]:
+        """The arguments after ``pip``, whether argv starts ``pip`` or ``python -m pip``."""
+        argv = list(self.argv)
+        if argv[:1] and argv[0] in ("pip", "pip3"):
+            return argv[1:]
+        if len(argv) >= 3 and argv[0].startswith("python") and argv[1:3] == ["-m", "pip"]:
+            return argv[3:]
+        raise ValueError(f"not a pip command: {self.shell!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return {
