@@ -137,8 +137,25 @@ def _not_built(name: str) -> Handler:
     return handler
 
 
+def _cmd_explain(args: argparse.Namespace) -> int:
+    """Exit 1 both when problems are found and when none is recognised (nothing is 'all good' to report)."""
+    from .explain import scan
+    from .explain.fixes import fixes_for
+    from .explain.runtime_flags import runtime_from_flags
+    from .explain.source import open_input
+    from .render import explain as render
+
+    matrix = _load_matrix(args)
+    runtime = runtime_from_flags(args, matrix)
+    with open_input(args.text, args.file) as (source, lines):
+        result = scan(lines)
+    for d in result.diagnoses:
+        d.fixes = fixes_for(d, runtime, matrix)
+    render.emit(result, source, as_json=args.json)
+    return EXIT_PROBLEMS
+
+
 _cmd_detect = _not_built("detect")
-_cmd_explain = _not_built("explain")
 _cmd_plan = _not_built("plan")
 _cmd_check = _not_built("check")
 _cmd_doctor = _not_built("doctor")
