@@ -11,7 +11,7 @@ from dnnresolve.explain import scan
 
 NOISE = [
     "Epoch {i}/500 - loss: {x:.4f} - accuracy: {y:.4f} - val_loss: {x:.4f}",
-    "2021-04-09 19:52:41.{i:06d}: I tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:937] successful NUMA node read",
+    "2021-04-09 19:52:41.{i:06d}: I tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:937] successful NUMA read",
     "step {i}: lr=0.001 grad_norm={x:.3f} throughput=1234.5 samples/s (cuda:0, cudnn benchmark on)",
     "INFO:root:Batch [{i}]\tSpeed: {y:.2f} samples/sec\tdriver ok\tkernel launch ok",
 ]
@@ -24,7 +24,8 @@ BURIED = {
     40_003: "tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution algorithm. This is "
     "probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above.",
     123_456: "RuntimeError: The NVIDIA driver on your system is too old (found version 10010). Please update your",
-    199_999: "NVIDIA GeForce GT 710 with CUDA capability sm_35 is not compatible with the current PyTorch installation.",
+    199_999: "NVIDIA GeForce GT 710 with CUDA capability sm_35 is not compatible with the current PyTorch "
+    "installation.",
 }
 TOTAL = 200_000
 
@@ -69,8 +70,11 @@ def test_errors_buried_in_a_multi_megabyte_log_are_found_with_their_lines(tmp_pa
 def test_an_error_on_a_batch_boundary_and_a_wrapped_one_at_the_end_are_found() -> None:
     # 4096 lines per batch: put a wrapped message across the first boundary and one that ends on the last line
     wrapped = "The detected CUDA version (12.1) mismatches the version that was used to compile\n      PyTorch (11.8)."
-    buried = {4096: wrapped, 9_997: "E   Outdated cuDNN installation found.\nE   Version JAX was built against: 8907"
-              "\nE   Minimum supported: 9100\nE   Installed version: 8907"}
+    buried = {
+        4096: wrapped,
+        9_997: "E   Outdated cuDNN installation found.\nE   Version JAX was built against: 8907"
+        "\nE   Minimum supported: 9100\nE   Installed version: 8907",
+    }
     result = scan(generated_log(10_000, buried))
     assert [(d.id, d.line, d.found, d.expected) for d in result.diagnoses] == [
         ("torch-extension-cuda-mismatch", 4096, {"cuda": "12.1"}, {"cuda": "11.8"}),

@@ -189,7 +189,8 @@ def library(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: 
     if known is None:
         return None  # not a GPU library dnnresolve knows: say nothing rather than guess
     rule, groups = known
-    facts: dict[str, str] = {"library": name, "path_var": "PATH" if name.lower().endswith(".dll") else "LD_LIBRARY_PATH"}
+    path_var = "PATH" if name.lower().endswith(".dll") else "LD_LIBRARY_PATH"
+    facts: dict[str, str] = {"library": name, "path_var": path_var}
     expected = {"library": name}
     if "cuda" in groups or "cuda_tag" in groups:
         cuda = CudaVersion.parse(groups["cuda"]) if "cuda" in groups else parse_cuda_tag("cu" + groups["cuda_tag"])

@@ -37,14 +37,20 @@ def fixes_for(
         concrete += _from_runtime(diagnosis, runtime, entry.cudnn_rule)
     if matrix is not None:
         concrete += _from_matrix(diagnosis, matrix, runtime, cat)
-    replaced = {channel for channel, _ in concrete if channel != "manual"}
-    steps = [text for _, text in concrete]
+    # A concrete step takes the place of the generic step of its channel, so the catalog's order (least
+    # change and least privilege first) holds; facts about the machine ("manual") lead.
+    by_channel: dict[str, list[str]] = {}
+    for channel, text in concrete:
+        by_channel.setdefault(channel, []).append(text)
+    steps = list(by_channel.pop("manual", []))
     for template in entry.fixes:
-        if template.channel in replaced:
-            continue
-        text = fill(template.text, diagnosis.facts)
-        if text and text not in steps:
-            steps.append(text)
+        texts = by_channel.pop(template.channel, None)
+        if texts is None:
+            filled = fill(template.text, diagnosis.facts)
+            texts = [filled] if filled else []
+        steps += [t for t in texts if t not in steps]
+    for texts in by_channel.values():
+        steps += texts
     if steps and steps[0].startswith("or "):
         steps[0] = steps[0][3:]
     return steps
@@ -155,7 +161,10 @@ def _from_matrix(d: Diagnosis, matrix: Matrix, runtime: Runtime | None, cat: Cat
         newest = matrix.driver_table(runtime.os).newest_cuda_for(runtime.driver)
         if newest is not None:
             steps.append(
-                ("manual", f"driver {runtime.driver} runs CUDA {newest} at most: use a build for CUDA {newest} or "
-                 "older, or upgrade the driver (needs root)")
+                (
+                    "manual",
+                    f"driver {runtime.driver} runs CUDA {newest} at most: use a build for CUDA {newest} or "
+                    "older, or upgrade the driver (needs root)",
+                )
             )
     return steps

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 from ..errors import UserError
 from ..matrix import Matrix
@@ -16,34 +18,42 @@ from ..versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersi
 
 __all__ = ["runtime_from_flags"]
 
+V = TypeVar("V")
+
 
 def runtime_from_flags(args: argparse.Namespace, matrix: Matrix | None) -> Runtime | None:
     """A Runtime from --cuda/--cudnn/--driver/--gpu/--python/--os, or None when none is given."""
     for flag in ("target", "root"):
         if getattr(args, flag, None):
-            raise UserError(f"--{flag} is not read by explain yet; describe the machine with --cuda, --cudnn, "
-                            "--driver, --gpu and --python")
+            raise UserError(
+                f"--{flag} is not read by explain yet; describe the machine with --cuda, --cudnn, "
+                "--driver, --gpu and --python"
+            )
     keys = ("cuda", "cudnn", "driver", "gpu", "python", "os")
     if not any(getattr(args, k, None) for k in keys):
         return None
     rt = Runtime(os=getattr(args, "os", None) or "linux")
-    try:
-        if args.cuda:
-            rt.cuda.append(CudaInstall(CudaVersion.parse(args.cuda), "", "--cuda"))
-        if args.cudnn:
-            rt.cudnn.append(CudnnInstall(CudnnVersion.parse(args.cudnn), "", "--cudnn", loads_first=True))
-        if args.driver:
-            rt.driver = DriverVersion.parse(args.driver)
-        if args.python:
-            rt.python = PythonVersion.parse(args.python)
-    except VersionError as exc:
-        raise UserError(str(exc)) from exc
+    if args.cuda:
+        rt.cuda.append(CudaInstall(_parse("cuda", args.cuda, CudaVersion.parse), "", "--cuda"))
+    if args.cudnn:
+        rt.cudnn.append(CudnnInstall(_parse("cudnn", args.cudnn, CudnnVersion.parse), "", "--cudnn", True))
+    if args.driver:
+        rt.driver = _parse("driver", args.driver, DriverVersion.parse)
+    if args.python:
+        rt.python = _parse("python", args.python, PythonVersion.parse)
     if args.gpu:
         rt.gpus.append(_gpu(args.gpu, matrix))
     for key in keys:
         if getattr(args, key, None):
             rt.sources[key] = f"--{key}"
     return rt
+
+
+def _parse(flag: str, text: str, parse: Callable[[str], V]) -> V:
+    try:
+        return parse(text)
+    except VersionError as exc:
+        raise UserError(f"--{flag}: {exc}") from exc
 
 
 def _gpu(text: str, matrix: Matrix | None) -> Gpu:

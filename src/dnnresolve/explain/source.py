@@ -51,7 +51,7 @@ def _open_file(path: str) -> TextIO:
         with open(path, "rb") as raw:
             head = raw.read(4)
         encoding = "utf-16" if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else "utf-8-sig"
-        return open(path, encoding=encoding, errors="replace", newline=None)  # noqa: SIM115
+        return open(path, encoding=encoding, errors="replace", newline=None)
     except IsADirectoryError as exc:
         raise UserError("is a directory, not a log file", path) from exc
     except FileNotFoundError as exc:
