@@ -89,3 +89,16 @@ def test_placeholders_that_cannot_be_filled_leave_the_step_out() -> None:
     d = _one("Could not load dynamic library 'libcusolver.so.11'; dlerror: libnvJitLink.so.12: cannot open")
     assert all("{" not in s and "module load" not in s for s in d.fixes)
     assert d.fixes[0] == "add the directory holding libcusolver.so.11 to LD_LIBRARY_PATH"
+
+
+def test_a_named_cuda_that_provides_the_library_is_said_first() -> None:
+    d = _one(
+        "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot"
+        " open shared object file: No such file or directory"
+    )
+    rt = Runtime(cuda=[CudaInstall(CudaVersion.parse("11.2"), "", "--cuda")])
+    assert fixes_for(d, rt, None)[0] == (
+        "the CUDA 11.2 you named provides it: put its lib64 directory on LD_LIBRARY_PATH"
+    )
+    rt = Runtime(cuda=[CudaInstall(CudaVersion.parse("12.1"), "", "--cuda")])
+    assert fixes_for(d, rt, None) == fixes_for(d, None, None)

@@ -85,6 +85,9 @@ def _from_runtime(d: Diagnosis, runtime: Runtime, rule: CudnnRule | None) -> lis
             if cuda_fits(cuda.version) and cuda.path:
                 lib = posixpath.join(cuda.path, "bin" if runtime.os == "windows" else "lib64")
                 steps.append(("path", f"use the CUDA {cuda.version} at {cuda.path}: {_ld_path(lib, runtime.os)}"))
+            elif cuda_fits(cuda.version) and d.kind == "missing_library":
+                where = "bin directory on PATH" if runtime.os == "windows" else "lib64 directory on LD_LIBRARY_PATH"
+                steps.append(("manual", f"the CUDA {cuda.version} you named provides it: put its {where}"))
     if d.kind == "missing_library" and "cudnn" in d.facts:
         major = int(d.facts["cudnn"])
         steps += _module_steps(runtime.modules, "cudnn", lambda v: v.major == major, f"cuDNN {major}")
