@@ -218,7 +218,22 @@ def _not_built(name: str) -> Handler:
     return handler
 
 
-_cmd_explain = _not_built("explain")
+def _cmd_explain(args: argparse.Namespace) -> int:
+    """Exit 1 both when problems are found and when none is recognised (nothing is 'all good' to report)."""
+    from .explain import scan
+    from .explain.fixes import fixes_for
+    from .explain.source import open_input
+    from .render import explain as render
+    from .runtime_flags import runtime_for
+
+    matrix = _load_matrix(args)
+    runtime = runtime_for(args, matrix)
+    with open_input(args.text, args.file) as (source, lines):
+        result = scan(lines)
+    for d in result.diagnoses:
+        d.fixes = fixes_for(d, runtime, matrix)
+    render.emit(result, source, as_json=args.json)
+    return EXIT_PROBLEMS
 
 
 def _cmd_update(args: argparse.Namespace) -> int:

@@ -1,0 +1,290 @@
+"""The error catalog (data/error_catalog.toml): loaded once, validated, its regexes compiled.
+
+Errors in the file name the file, the line of the row's header and the field, like the matrix loader.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..compat import CudnnRule
+from ..errors import MatrixError
+from ..schema import toml_loads
+
+KINDS = (
+    "cudnn_version_mismatch",
+    "cuda_version_mismatch",
+    "driver_too_old",
+    "missing_library",
+    "arch_unsupported",
+    "init_failure",
+    "other",
+)
+CHANNELS = frozenset({"module", "path", "pip", "conda", "manual"})
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+class CatalogError(MatrixError):
+    """The error catalog file is malformed."""
+
+
+@dataclass(frozen=True)
+class FixTemplate:
+    channel: str
+    text: str
+
+    @property
+    def placeholders(self) -> tuple[str, ...]:
+        return tuple(_PLACEHOLDER.findall(self.text))
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    id: str
+    kind: str
+    framework: str  # "" when many frameworks print it
+    anchors: tuple[str, ...]  # lower case
+    pattern: re.Pattern[str]
+    decoder: str
+    summary: str
+    explanation: str
+    source: str
+    cudnn_rule: CudnnRule | None = None
+    rule: str = ""  # the rule broken, as a template
+    consequence_of: tuple[str, ...] = ()
+    fixes: tuple[FixTemplate, ...] = ()
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Marker:
+    contains: str  # lower case
+    framework: str
+    replaces: str = ""  # also applies to entries that name this framework
+
+
+@dataclass(frozen=True)
+class LibraryRule:
+    pattern: re.Pattern[str]
+    component: str
+    what: str
+    note: str = ""
+
+
+@dataclass
+class Catalog:
+    path: str
+    entries: list[CatalogEntry]
+    markers: list[Marker]
+    libraries: list[LibraryRule]
+    framework_names: dict[str, str]
+    packages: dict[str, str]
+    anchors: tuple[str, ...] = field(init=False)  # the prefilter: lower case, none holding another
+
+    def __post_init__(self) -> None:
+        every = {a for e in self.entries for a in e.anchors}
+        self.anchors = tuple(sorted(a for a in every if not any(b != a and b in a for b in every)))
+
+    def entry(self, entry_id: str) -> CatalogEntry:
+        for e in self.entries:
+            if e.id == entry_id:
+                return e
+        raise KeyError(entry_id)
+
+    def framework_name(self, framework: str | None) -> str:
+        if not framework:
+            return ""
+        return self.framework_names.get(framework, framework)
+
+    def library(self, name: str) -> tuple[LibraryRule, dict[str, str]] | None:
+        for rule in self.libraries:
+            m = rule.pattern.match(name)
+            if m:
+                return rule, {k: v for k, v in m.groupdict().items() if v is not None}
+        return None
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """Compile a catalog regex; a literal space also matches the line break of a wrapped message."""
+    out: list[str] = []
+    in_class = False
+    escaped = False
+    for ch in pattern:
+        if escaped:
+            out.append(ch)
+            escaped = False
+        elif ch == "\\":
+            out.append(ch)
+            escaped = True
+        elif in_class:
+            out.append(ch)
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            out.append(ch)
+            in_class = True
+        elif ch == " ":
+            out.append("[ \\n]")
+        else:
+            out.append(ch)
+    return re.compile("".join(out))
+
+
+def packaged_catalog_path() -> Path:
+    """The catalog shipped in the wheel, or the source tree's copy when running from a checkout."""
+    here = Path(__file__).resolve().parent.parent
+    shipped = here / "data" / "error_catalog.toml"
+    if shipped.is_file():
+        return shipped
+    return here.parents[1] / "data" / "error_catalog.toml"
+
+
+_CACHE: dict[str, Catalog] = {}
+
+
+def load_catalog(path: str | Path | None = None) -> Catalog:
+    p = Path(path) if path is not None else packaged_catalog_path()
+    key = str(p)
+    if key not in _CACHE:
+        try:
+            text = p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
+        _CACHE[key] = parse_catalog(text, str(p))
+    return _CACHE[key]
+
+
+def parse_catalog(text: str, path: str = "error_catalog.toml") -> Catalog:
+    try:
+        doc = toml_loads(text)
+    except Exception as exc:  # tomllib.TOMLDecodeError
+        m = re.search(r"line (\d+)", str(exc))
+        raise CatalogError(f"not valid TOML: {exc}", path, int(m.group(1)) if m else None) from exc
+    headers = _header_lines(text)
+    from .decoders import DECODERS  # the decoders module names the functions a row may use
+
+    names, packages = doc.get("frameworks", {}), doc.get("packages", {})
+    for table, value in (("frameworks", names), ("packages", packages)):
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise CatalogError(f"[{table}] must map framework names to strings", path)
+    entries: list[CatalogEntry] = []
+    seen: set[str] = set()
+    for i, row in enumerate(_rows(doc, "error", path)):
+        line = _nth(headers.get("error", []), i)
+        where = f"[[error]] row {i + 1}"
+        entry = _entry(row, where, path, line, set(DECODERS))
+        if entry.id in seen:
+            raise CatalogError(f"{where}: duplicate id {entry.id!r}", path, line)
+        seen.add(entry.id)
+        entries.append(entry)
+    markers = []
+    for i, row in enumerate(_rows(doc, "marker", path)):
+        where, line = f"[[marker]] row {i + 1}", _nth(headers.get("marker", []), i)
+        markers.append(
+            Marker(
+                _str(row, "contains", where, path, line).lower(),
+                _str(row, "framework", where, path, line),
+                str(row.get("replaces", "")),
+            )
+        )
+    libraries = []
+    for i, row in enumerate(_rows(doc, "library", path)):
+        where, line = f"[[library]] row {i + 1}", _nth(headers.get("library", []), i)
+        libraries.append(
+            LibraryRule(
+                _regex(_str(row, "pattern", where, path, line), where, path, line, compile_=re.compile),
+                _str(row, "component", where, path, line),
+                _str(row, "what", where, path, line),
+                str(row.get("note", "")),
+            )
+        )
+    return Catalog(path, entries, markers, libraries, dict(names), dict(packages))
+
+
+def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoders: set[str]) -> CatalogEntry:
+    def s(key: str) -> str:
+        return _str(row, key, where, path, line)
+
+    entry_id = s("id")
+    where = f"{where} ({entry_id})"
+    kind = s("kind")
+    if kind not in KINDS:
+        raise CatalogError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}", path, line)
+    decoder = s("decoder")
+    if decoder not in decoders:
+        raise CatalogError(f"{where}: no decoder named {decoder!r}", path, line)
+    anchors = row.get("anchors")
+    if not isinstance(anchors, list) or not anchors or not all(isinstance(a, str) and a for a in anchors):
+        raise CatalogError(f"{where}: anchors must be a non-empty list of strings", path, line)
+    source = s("source")
+    if not source.startswith(("https://", "http://")):
+        raise CatalogError(f"{where}: source must be a URL", path, line)
+    rule = None
+    if "cudnn_rule" in row:
+        try:
+            rule = CudnnRule(s("cudnn_rule"))
+        except ValueError as exc:
+            raise CatalogError(f"{where}: unknown cudnn_rule {row['cudnn_rule']!r}", path, line) from exc
+    consequence_of = row.get("consequence_of", [])
+    if not isinstance(consequence_of, list) or any(k not in KINDS for k in consequence_of):
+        raise CatalogError(f"{where}: consequence_of must list kinds", path, line)
+    fixes = []
+    for fix in row.get("fixes", []):
+        if not isinstance(fix, dict) or fix.get("channel") not in CHANNELS or not isinstance(fix.get("text"), str):
+            raise CatalogError(f"{where}: each fix needs channel (one of {sorted(CHANNELS)}) and text", path, line)
+        fixes.append(FixTemplate(fix["channel"], fix["text"]))
+    return CatalogEntry(
+        id=entry_id,
+        kind=kind,
+        framework=str(row.get("framework", "")),
+        anchors=tuple(a.lower() for a in anchors),
+        pattern=_regex(s("pattern"), where, path, line, compile_=compile_pattern),
+        decoder=decoder,
+        summary=s("summary"),
+        explanation=s("explanation"),
+        source=source,
+        cudnn_rule=rule,
+        rule=str(row.get("rule", "")),
+        consequence_of=tuple(consequence_of),
+        fixes=tuple(fixes),
+        line=line or 0,
+    )
+
+
+def _rows(doc: dict[str, Any], table: str, path: str) -> list[dict[str, Any]]:
+    rows = doc.get(table, [])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise CatalogError(f"[[{table}]] must be an array of tables", path)
+    return rows
+
+
+def _str(row: dict[str, Any], key: str, where: str, path: str, line: int | None) -> str:
+    value = row.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise CatalogError(f"{where}: field {key!r} must be a non-empty string", path, line)
+    return value
+
+
+def _regex(text: str, where: str, path: str, line: int | None, compile_: Any) -> re.Pattern[str]:
+    try:
+        pattern: re.Pattern[str] = compile_(text)
+    except re.error as exc:
+        raise CatalogError(f"{where}: bad regex: {exc}", path, line) from exc
+    return pattern
+
+
+def _header_lines(text: str) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for n, raw in enumerate(text.splitlines(), 1):
+        m = re.match(r"\s*\[\[(\w+)\]\]", raw)
+        if m:
+            found.setdefault(m.group(1), []).append(n)
+    return found
+
+
+def _nth(values: Sequence[int], i: int) -> int | None:
+    return values[i] if i < len(values) else None

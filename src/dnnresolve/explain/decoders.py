@@ -1,0 +1,262 @@
+"""Decoders: turn the numbers a message prints into versions a person can act on.
+
+Each decoder reads the named groups of a catalog pattern's match and returns a ``Decoded`` (what was found,
+what was expected, the decoded facts as labelled rows, and facts for fix templates), or ``None`` when the
+match is not a problem dnnresolve knows (a library name that is no GPU library, say). The catalog names the
+decoder per entry; ``DECODERS`` is that name -> function table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
+from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
+from .catalog import Catalog, CatalogEntry
+
+__all__ = ["DECODERS", "Decoded", "decode"]
+
+
+@dataclass
+class Decoded:
+    found: dict[str, str] = field(default_factory=dict)
+    expected: dict[str, str] = field(default_factory=dict)
+    rows: list[tuple[str, str]] = field(default_factory=list)  # (label, decoded fact) for the reader
+    facts: dict[str, str] = field(default_factory=dict)  # placeholders for rule and fix templates
+    rule: str = ""
+
+
+Decoder = Callable[["re.Match[str]", CatalogEntry, Catalog, str], "Decoded | None"]
+
+
+def decode(match: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    """Run the entry's decoder; fill the rule from its template. ``framework`` is the resolved framework id."""
+    try:
+        decoded = DECODERS[entry.decoder](match, entry, catalog, framework)
+    except VersionError:
+        return None  # numbers that are no version: not a message we know after all
+    if decoded is None:
+        return None
+    name = catalog.framework_name(framework)
+    decoded.facts.setdefault("framework_name", name or "framework")
+    decoded.facts.setdefault("framework_package", catalog.packages.get(framework, ""))
+    if entry.rule:
+        decoded.rule = fill(entry.rule, decoded.facts) or decoded.rule
+    return decoded
+
+
+def fill(template: str, facts: dict[str, str]) -> str:
+    """The template with its placeholders filled, or "" when one of them is unknown."""
+    missing = False
+
+    def sub(m: re.Match[str]) -> str:
+        nonlocal missing
+        value = facts.get(m.group(1), "")
+        if not value:
+            missing = True
+        return value
+
+    text = re.sub(r"\{(\w+)\}", sub, template)
+    return "" if missing else text
+
+
+# ---------------------------------------------------------------- cuDNN
+
+
+def _cudnn_origin(text: str, version: CudnnVersion) -> str:
+    """How a printed cuDNN version reads: '5005 = 5*1000 + 0*100 + 5'."""
+    s = text.strip()
+    if re.fullmatch(r"\d{4,6}", s):
+        scale = 10000 if version.major >= 9 else 1000
+        return f"{s} = {version.major}*{scale} + {version.minor}*100 + {version.patch}"
+    if s.startswith("("):
+        return f"{s} is (major, minor, patch)"
+    return ""
+
+
+def _compat_origin(text: str | None) -> str:
+    if not text:
+        return ""
+    series = CudnnVersion.from_encoded(text).series
+    return f"compatibility version {text} = the {series} series"
+
+
+def _want(built: CudnnVersion, rule: CudnnRule) -> str:
+    s = built.series
+    if rule is CudnnRule.EXACT_SERIES or (rule is CudnnRule.TORCH and s.major < 7):
+        return f"{s}.x"
+    if rule is CudnnRule.AT_LEAST:
+        return f"{s} or newer"
+    return f"{s} or a newer {s.major}.x"
+
+
+def cudnn_pair(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    g = m.groupdict()
+    loaded, built = CudnnVersion.parse(g["loaded"]), CudnnVersion.parse(g["built"])
+    rule = entry.cudnn_rule or CudnnRule.TORCH
+    rows = [
+        ("loaded at run time", _cudnn_row(loaded, g["loaded"], g.get("loaded_compat"))),
+        ("built against", _cudnn_row(built, g["built"], g.get("built_compat"))),
+    ]
+    name = catalog.framework_name(framework) or "build"
+    if cudnn_compatible(built, loaded, rule):
+        rows.append(("note", "by this rule the two should fit; another cuDNN copy may be the one really loaded"))
+    facts = {
+        "found": str(loaded),
+        "built": str(built),
+        "found_series": str(loaded.series),
+        "want_series": str(built.series),
+        "want": _want(built, rule),
+    }
+    return Decoded(
+        found={"cudnn": str(loaded)},
+        expected={"cudnn": str(built)},
+        rows=rows,
+        facts=facts,
+        rule=f"this {name} needs {cudnn_rule_text(built, rule)}",
+    )
+
+
+def cudnn_minimum(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    g = m.groupdict()
+    loaded = CudnnVersion.parse(g["loaded"])
+    built = CudnnVersion.parse(g["built"])
+    minimum = CudnnVersion.parse(g["minimum"])
+    rows = [
+        ("installed", _cudnn_row(loaded, g["loaded"], None)),
+        ("minimum supported", _cudnn_row(minimum, g["minimum"], None)),
+        ("built against", _cudnn_row(built, g["built"], None)),
+    ]
+    facts = {
+        "found": str(loaded),
+        "built": str(built),
+        "found_series": str(loaded.series),
+        "want_series": str(minimum.series),
+        "want": f"{minimum.series} or newer",
+    }
+    return Decoded({"cudnn": str(loaded)}, {"cudnn": str(minimum)}, rows, facts)
+
+
+def _cudnn_row(version: CudnnVersion, text: str, compat: str | None) -> str:
+    how = "; ".join(x for x in (_cudnn_origin(text, version), _compat_origin(compat)) if x)
+    if not compat:
+        how = "; ".join(x for x in (how, f"the {version.series} series") if x)
+    return f"cuDNN {version}  ({how})"
+
+
+# ---------------------------------------------------------------- CUDA and the driver
+
+
+def _cuda(text: str) -> tuple[CudaVersion, str]:
+    s = text.strip()
+    if re.fullmatch(r"\d{4,6}", s):
+        v = CudaVersion.from_encoded(s)
+        return v, f"{s} = {v.major}*1000 + {v.minor}*10"
+    return CudaVersion.parse(s), ""
+
+
+def _cuda_row(version: CudaVersion, how: str) -> str:
+    return f"CUDA {version}" + (f"  ({how})" if how else "")
+
+
+def cuda_pair(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    found, found_how = _cuda(m.group("found"))
+    built, built_how = _cuda(m.group("built"))
+    rows = [("found", _cuda_row(found, found_how)), ("built for", _cuda_row(built, built_how))]
+    facts = {
+        "found_cuda": str(found),
+        "want_cuda": str(built),
+        "want_major": str(built.major),
+        "found_tag": f"{found.major}{found.minor}",
+    }
+    return Decoded({"cuda": str(found)}, {"cuda": str(built)}, rows, facts)
+
+
+def driver_cuda_encoded(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    found, how = _cuda(m.group("found"))
+    row = f"CUDA {found} at most  (found version {how}, the driver API's cudaDriverGetVersion)"
+    return Decoded({"cuda": str(found)}, {}, [("driver supports", row)], {"found_cuda": str(found)})
+
+
+# ---------------------------------------------------------------- libraries
+
+
+def library(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    name = re.split(r"[\\/]", m.group("lib").strip().strip("'\""))[-1]
+    known = catalog.library(name)
+    if known is None:
+        return None  # not a GPU library dnnresolve knows: say nothing rather than guess
+    rule, groups = known
+    path_var = "PATH" if name.lower().endswith(".dll") else "LD_LIBRARY_PATH"
+    facts: dict[str, str] = {"library": name, "path_var": path_var}
+    expected = {"library": name}
+    if "cuda" in groups or "cuda_tag" in groups:
+        cuda = CudaVersion.parse(groups["cuda"]) if "cuda" in groups else parse_cuda_tag("cu" + groups["cuda_tag"])
+        facts["cuda"] = str(cuda)
+        facts["module_hint"] = f"cuda/{cuda}"
+        expected["cuda"] = str(cuda)
+    if "cudnn" in groups:
+        facts["cudnn"] = groups["cudnn"]
+        facts["module_hint"] = f"cudnn/{groups['cudnn']}"
+        expected["cudnn"] = groups["cudnn"]
+    if "tensorrt" in groups:
+        facts["tensorrt"] = groups["tensorrt"]
+    what = fill(rule.what, facts) or rule.what
+    facts["what"] = what
+    rows = [("missing", f"{name}: {what}")]
+    if rule.note:
+        rows.append(("note", rule.note))
+    return Decoded({}, expected, rows, facts)
+
+
+# ---------------------------------------------------------------- GPU architecture
+
+
+def compute_capability(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    g = m.groupdict()
+    cc = ComputeCapability.parse(g["cc"])
+    gpu = (g.get("gpu") or "").strip()
+    gpu = re.split(r":\s", gpu)[-1].strip() if gpu else ""
+    gpu = re.sub(r"^.*\bname:\s*([^,]+).*$", r"\1", gpu)  # TensorFlow's "(device: 0, name: GRID K520, ...)"
+    facts = {"gpu_cc": str(cc), "gpu_sm": cc.sm}
+    rows = [("GPU", f"{gpu + ', ' if gpu else ''}compute capability {cc} ({cc.sm})")]
+    expected: dict[str, str] = {}
+    if g.get("minimum"):
+        minimum = ComputeCapability.parse(g["minimum"])
+        expected["compute_capability"] = str(minimum)
+        facts["minimum"] = str(minimum)
+        rows.append(("needs", f"compute capability {minimum} or higher"))
+    if g.get("supported"):
+        archs = g["supported"].split()
+        sass = sorted(ComputeCapability.parse(a) for a in archs if a.startswith("sm_"))
+        facts["supported_text"] = " ".join(archs)
+        rows.append(("build carries", " ".join(archs)))
+        if sass and cc < sass[0]:
+            expected["compute_capability"] = str(sass[0])
+            facts["direction"] = f"an older release that still lists {cc.sm}"
+        elif sass and cc.major > sass[-1].major:
+            facts["direction"] = f"a newer release, built with a CUDA that knows {cc.sm}"
+        else:
+            facts["direction"] = f"one whose list includes {cc.sm}"
+    return Decoded({"compute_capability": str(cc)}, expected, rows, facts)
+
+
+# ---------------------------------------------------------------- no numbers
+
+
+def plain(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    rows = [(k, v) for k, v in m.groupdict().items() if v]
+    return Decoded(rows=rows)
+
+
+DECODERS: dict[str, Decoder] = {
+    "cudnn_pair": cudnn_pair,
+    "cudnn_minimum": cudnn_minimum,
+    "cuda_pair": cuda_pair,
+    "driver_cuda_encoded": driver_cuda_encoded,
+    "library": library,
+    "compute_capability": compute_capability,
+    "plain": plain,
+}

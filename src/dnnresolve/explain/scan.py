@@ -1,0 +1,186 @@
+"""Finding every known error in a text or a whole log, streamed line by line in constant memory.
+
+Lines are examined in batches: each catalog anchor is searched (str.find) in the lower-cased batch joined
+into one string, at C speed, and only lines it hits are tried against the detailed patterns of the entries
+whose anchors they hold. A message may wrap over up to ``LOOKAHEAD`` more lines, so a little context is kept
+before and after each batch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .catalog import Catalog, CatalogEntry, load_catalog
+from .decoders import decode
+from .diagnosis import Diagnosis, rank
+
+LOOKAHEAD = 4  # more lines a wrapped message may take
+LOOKBEHIND = 6  # lines before a message read for framework markers
+BATCH = 4096  # lines per prefilter pass
+MAX_DISTINCT = 500  # distinct diagnoses kept; a log cannot grow memory without bound
+_SPACE = re.compile(r"\s+")
+# What loggers put before each line of a wrapped message: pytest's "E   ", glog's "E0312 10:00:00.123 42 a.cc:7] ",
+# a timestamp with a TensorFlow-style "W tensorflow/...cc:64] ". Only continuation lines lose it.
+_CONTINUATION_PREFIX = re.compile(
+    r"^(?:E(?= )|[IWEF]\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\]"
+    r"|\d{4}-\d\d-\d\d[ T][\d:.,]+:?(?: [IWEF] [\w./\\-]+:\d+\])?) *"
+)
+
+__all__ = ["ScanResult", "diagnose", "scan"]
+
+
+@dataclass
+class ScanResult:
+    diagnoses: list[Diagnosis]
+    lines_read: int
+    truncated: bool = False  # more distinct problems than MAX_DISTINCT
+
+
+def diagnose(lines: Iterable[str], catalog: Catalog | None = None) -> list[Diagnosis]:
+    """Every known error in ``lines``, root causes first, each with generic fixes. No I/O but the catalog."""
+    return scan(lines, catalog).diagnoses
+
+
+def scan(lines: Iterable[str], catalog: Catalog | None = None) -> ScanResult:
+    scanner = _Scanner(catalog or load_catalog())
+    buf: list[str] = []  # held lines: LOOKBEHIND before the next one to examine, the batch, LOOKAHEAD after
+    base = 1  # line number of buf[0]
+    nxt = 0  # index in buf of the next line to examine
+    total = 0
+    for raw in lines:
+        buf.append(raw.rstrip("\r\n"))
+        total += 1
+        if len(buf) - nxt >= BATCH + LOOKAHEAD:
+            nxt = scanner.examine(buf, base, nxt, len(buf) - LOOKAHEAD)
+            drop = max(0, nxt - LOOKBEHIND)
+            del buf[:drop]
+            base += drop
+            nxt -= drop
+    scanner.examine(buf, base, nxt, len(buf))
+    return ScanResult(scanner.result(), total, scanner.truncated)
+
+
+def _norm(line: str) -> str:
+    return _SPACE.sub(" ", line).strip()
+
+
+class _Scanner:
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.found: dict[tuple[object, ...], Diagnosis] = {}
+        self.truncated = False
+        self.consumed_line = 0  # a match that ran into later lines: text before (line, col) is taken
+        self.consumed_col = 0
+
+    def examine(self, buf: list[str], base: int, start: int, stop: int) -> int:
+        """Try the lines buf[start:stop]; return ``stop``."""
+        if start >= stop:
+            return stop
+        # str.find over the lower-cased batch runs at memory speed; a regex alternation of every anchor,
+        # or re.IGNORECASE, is tens of times slower. lower() keeps the newlines, so rows count right.
+        text = "\n".join(buf[start:stop]).lower()
+        hits: list[int] = []
+        for anchor in self.catalog.anchors:
+            at = text.find(anchor)
+            while at != -1:
+                hits.append(at)
+                at = text.find(anchor, at + 1)
+        hits.sort()
+        rows: list[int] = []
+        row, pos = start, 0
+        for at in hits:
+            row += text.count("\n", pos, at)
+            pos = at
+            if not rows or rows[-1] != row:
+                rows.append(row)
+        for i in rows:
+            self._try_line(buf, base, i)
+        return stop
+
+    def _try_line(self, buf: list[str], base: int, i: int) -> None:
+        line_no = base + i
+        if line_no < self.consumed_line:
+            return
+        first = _norm(buf[i])
+        low = first.lower()
+        entries = [e for e in self.catalog.entries if any(a in low for a in e.anchors)]
+        if not entries:
+            return
+        window, cut = [first], [0]  # cut: characters of logger prefix removed from each continuation line
+        for raw in buf[i + 1 : i + 1 + LOOKAHEAD]:
+            line = _norm(raw)
+            rest = _CONTINUATION_PREFIX.sub("", line)
+            window.append(rest)
+            cut.append(len(line) - len(rest))
+        text = "\n".join(window)
+        context = "\n".join([*buf[max(0, i - LOOKBEHIND) : i], text]).lower()
+        min_start = self.consumed_col if line_no == self.consumed_line else 0
+        taken: list[tuple[int, int]] = []
+        for entry in entries:
+            for m in entry.pattern.finditer(text):
+                if m.start() >= len(first):
+                    break
+                if m.start() < min_start or any(m.start() < e and s < m.end() for s, e in taken):
+                    continue
+                if self._record(entry, m, context, line_no):
+                    taken.append((m.start(), m.end()))
+        if taken:
+            end = max(e for _, e in taken)
+            extra_lines = text.count("\n", 0, end)
+            if extra_lines:
+                self.consumed_line = line_no + extra_lines
+                self.consumed_col = end - (text.rfind("\n", 0, end) + 1) + cut[extra_lines]
+
+    def _record(self, entry: CatalogEntry, m: re.Match[str], context: str, line_no: int) -> bool:
+        framework = self._framework(entry, context)
+        decoded = decode(m, entry, self.catalog, framework)
+        if decoded is None:
+            return False
+        key = (
+            entry.id,
+            framework,
+            tuple(sorted(decoded.found.items())),
+            tuple(sorted(decoded.expected.items())),
+        )
+        if key in self.found:
+            self.found[key].seen_again(line_no)
+            return True
+        if len(self.found) >= MAX_DISTINCT:
+            self.truncated = True
+            return True
+        self.found[key] = Diagnosis(
+            id=entry.id,
+            kind=entry.kind,
+            framework=framework or None,
+            framework_name=self.catalog.framework_name(framework),
+            found=decoded.found,
+            expected=decoded.expected,
+            summary=entry.summary,
+            explanation=entry.explanation,
+            source=entry.source,
+            line=line_no,
+            text=m.group(0).replace("\n", " "),
+            rows=decoded.rows,
+            rule=decoded.rule,
+            facts=decoded.facts,
+            lines=[line_no],
+            consequence_of=entry.consequence_of,
+        )
+        return True
+
+    def _framework(self, entry: CatalogEntry, context: str) -> str:
+        for marker in self.catalog.markers:
+            applies = not entry.framework or (marker.replaces and marker.replaces == entry.framework)
+            if applies and marker.contains in context:
+                return marker.framework
+        return entry.framework
+
+    def result(self) -> list[Diagnosis]:
+        from .fixes import fixes_for
+
+        diagnoses = rank(list(self.found.values()))
+        for d in diagnoses:
+            d.fixes = fixes_for(d, None, None, self.catalog)
+        return diagnoses

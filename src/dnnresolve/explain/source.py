@@ -1,0 +1,72 @@
+"""Where the text to explain comes from: the command line, a log file (or "-"), or standard input.
+
+Files are read lazily, line by line, so a log of any size takes constant memory. A log written by Windows
+PowerShell (UTF-16 with a byte-order mark) is read as such; bytes that are not UTF-8 are replaced.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from ..errors import UserError
+
+__all__ = ["open_input"]
+
+
+@contextmanager
+def open_input(
+    text: list[str] | None, file: str | None, stdin: TextIO | None = None
+) -> Iterator[tuple[str, Iterator[str]]]:
+    """Yield (a name for messages, the lines). Raises UserError for input that cannot be read."""
+    stdin = stdin if stdin is not None else sys.stdin
+    if text and file:
+        raise UserError("give the error text or --file, not both")
+    if text:
+        joined = " ".join(text)
+        if not joined.strip():
+            raise UserError("the error text is empty")
+        yield "the text given", iter(joined.splitlines() or [joined])
+        return
+    if file and file != "-":
+        stream = _open_file(file)
+        try:
+            yield file, _lines(stream, file)
+        finally:
+            stream.close()
+        return
+    if stdin.isatty() and not file:
+        raise UserError("give the error text, --file LOG, or pipe it on standard input")
+    buffer = getattr(stdin, "buffer", None)
+    stream = io.TextIOWrapper(buffer, encoding="utf-8", errors="replace") if buffer is not None else stdin
+    yield "standard input", _lines(stream, "standard input")
+
+
+def _open_file(path: str) -> TextIO:
+    try:
+        with open(path, "rb") as raw:
+            head = raw.read(4)
+        encoding = "utf-16" if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else "utf-8-sig"
+        return open(path, encoding=encoding, errors="replace", newline=None)
+    except IsADirectoryError as exc:
+        raise UserError("is a directory, not a log file", path) from exc
+    except FileNotFoundError as exc:
+        raise UserError("no such file", path) from exc
+    except OSError as exc:
+        raise UserError(f"cannot read: {exc.strerror or exc}", path) from exc
+
+
+def _lines(stream: TextIO, name: str) -> Iterator[str]:
+    try:
+        first = True
+        for line in stream:
+            if first and "\x00" in line:
+                raise UserError("not a text file (it holds NUL bytes)", name)
+            first = False
+            yield line
+    except OSError as exc:
+        raise UserError(f"cannot read: {exc.strerror or exc}", name) from exc

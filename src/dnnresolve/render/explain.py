@@ -1,0 +1,73 @@
+"""The `explain` command's output: short, decoded, ranked, sourced; or the JSON contract."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..explain import Diagnosis, ScanResult
+from .console import console, emit_json
+
+_LABEL_WIDTH = 20
+
+
+def to_json(result: ScanResult, source: str) -> dict[str, Any]:
+    return {
+        "diagnoses": [d.to_dict() for d in result.diagnoses],
+        "input": source,
+        "lines_read": result.lines_read,
+        "truncated": result.truncated,
+    }
+
+
+def emit(result: ScanResult, source: str, as_json: bool) -> None:
+    if as_json:
+        emit_json(to_json(result, source))
+        return
+    out = console()
+    if not result.diagnoses:
+        out.print(
+            f"No known CUDA, cuDNN or driver error in {source} ({_lines(result.lines_read)} read).\n"
+            "dnnresolve only explains messages it knows; it does not guess.",
+            markup=False,
+        )
+        return
+    n = len(result.diagnoses)
+    head = f"{n} problem{'s' if n != 1 else ''} found in {source} ({_lines(result.lines_read)} read)"
+    out.print(head + (" - showing the first ones" if result.truncated else ""), markup=False, style="bold")
+    for i, d in enumerate(result.diagnoses, 1):
+        out.print("", markup=False)
+        for line in render_text(d, i if n > 1 else 0):
+            out.print(line, markup=False)
+
+
+def render_text(d: Diagnosis, number: int = 0) -> list[str]:
+    """One diagnosis as plain lines (shared by the console output and tests)."""
+    title = d.summary + (f" ({d.framework_name})" if d.framework_name else "")
+    where = f"line {d.line}" + (f", seen {d.occurrences} times" if d.occurrences > 1 else "")
+    lines = [f"{str(number) + '. ' if number else ''}{title} - {where}"]
+    lines.append(_row("message", _clip(d.text, 160)))
+    for label, text in d.rows:
+        lines.append(_row(label, text))
+    if d.rule:
+        lines.append(_row("rule", d.rule))
+    for c in d.consequences:
+        extra = f" ({c.occurrences} times)" if c.occurrences > 1 else ""
+        lines.append(_row("led to", f"line {c.line}: {c.summary}{extra} - {_clip(c.text, 100)}"))
+    lines.append(_row("why", d.explanation))
+    if d.fixes:
+        lines.append("  Fix:")
+        lines.extend(f"    {i}. {step}" for i, step in enumerate(d.fixes, 1))
+    lines.append(f"  Source: {d.source}")
+    return lines
+
+
+def _row(label: str, text: str) -> str:
+    return f"  {label:<{_LABEL_WIDTH}} {text}"
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _lines(n: int) -> str:
+    return f"{n} line{'s' if n != 1 else ''}"

@@ -1,0 +1,65 @@
+"""The error catalog: it loads, every entry is sound, and a malformed one is named with its line."""
+
+from __future__ import annotations
+
+import pytest
+
+from dnnresolve.explain.catalog import CatalogError, compile_pattern, load_catalog, packaged_catalog_path, parse_catalog
+from dnnresolve.explain.decoders import DECODERS
+
+GOOD = """
+[frameworks]
+tensorflow = "TensorFlow"
+
+[[error]]
+id = "x"
+kind = "other"
+framework = "tensorflow"
+anchors = ["boom"]
+pattern = '''boom (?P<n>\\d+)'''
+decoder = "plain"
+summary = "s"
+explanation = "e"
+source = "https://example.org/x"
+"""
+
+
+def test_packaged_catalog_is_sound() -> None:
+    cat = load_catalog(packaged_catalog_path())
+    assert len(cat.entries) >= 30
+    for e in cat.entries:
+        assert e.decoder in DECODERS
+        assert e.source.startswith("https://")
+        assert e.fixes, e.id
+        assert e.framework == "" or e.framework in cat.framework_names, e.id
+    assert all(m.framework in cat.framework_names for m in cat.markers)
+
+
+def test_a_space_in_a_pattern_also_matches_a_line_break_but_not_inside_a_class() -> None:
+    p = compile_pattern(r"compiled with (?P<v>[^ \n]+) ok")
+    m = p.search("compiled\nwith 5103\nok")
+    assert m is not None and m.group("v") == "5103"
+    assert p.search("compiled with 5 103 ok") is None
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('kind = "other"', 'kind = "bad"'), "kind 'bad' is not one of"),
+        (('decoder = "plain"', 'decoder = "nope"'), "no decoder named 'nope'"),
+        (("boom (?P<n>", "boom (?P<n"), "bad regex"),
+        (('source = "https://example.org/x"', 'source = "somewhere"'), "source must be a URL"),
+        (('anchors = ["boom"]', "anchors = []"), "anchors must be a non-empty list"),
+    ],
+)
+def test_errors_name_file_line_row_and_field(change: tuple[str, str], message: str) -> None:
+    text = GOOD.replace(*change)
+    with pytest.raises(CatalogError) as info:
+        parse_catalog(text, "cat.toml")
+    assert str(info.value).startswith("cat.toml:5: [[error]] row 1 (x): ")
+    assert message in str(info.value)
+
+
+def test_duplicate_ids_are_refused() -> None:
+    with pytest.raises(CatalogError, match="duplicate id 'x'"):
+        parse_catalog(GOOD + GOOD.split("\n", 4)[4], "cat.toml")

@@ -1,0 +1,150 @@
+"""`dnnresolve explain` as a user runs it: text, --file, stdin, --json, exit statuses, runtime flags."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from subprocess import CompletedProcess
+
+RunCli = Callable[..., CompletedProcess[str]]
+
+CLASSIC = (
+    "E tensorflow/stream_executor/cuda/cuda_dnn.cc:347] Loaded runtime CuDNN library: 5005 (compatibility version "
+    "5000) but source was compiled with 5103 (compatibility version 5100).  If using a binary install, upgrade your "
+    "CuDNN library to match."
+)
+# tensorflow/tensorflow#3922: a TensorFlow built for cuDNN 5.0 that loaded 5.1
+REVERSED = (
+    "E tensorflow/stream_executor/cuda/cuda_dnn.cc:347] Loaded runtime CuDNN library: 5103 (compatibility version "
+    "5100) but source was compiled with 5005 (compatibility version 5000)."
+)
+
+
+def test_the_classic_message_is_decoded_like_the_design_says(run_cli: RunCli) -> None:
+    r = run_cli("explain", CLASSIC)
+    assert r.returncode == 1, r.stderr
+    out = r.stdout
+    assert "cuDNN version mismatch (TensorFlow) - line 1" in out
+    assert "cuDNN 5.0.5  (5005 = 5*1000 + 0*100 + 5; compatibility version 5000 = the 5.0 series)" in out
+    assert "cuDNN 5.1.3  (5103 = 5*1000 + 1*100 + 3; compatibility version 5100 = the 5.1 series)" in out
+    assert "this TensorFlow needs the same major.minor series at run time: 5.1.x" in out
+    assert "1. load a cuDNN 5.1.x build: `module load cudnn/5.1` if your site has one" in out
+    assert "Source: https://github.com/tensorflow/tensorflow/issues/3225" in out
+
+
+def test_json_contract(run_cli: RunCli, tmp_path: Path) -> None:
+    log = tmp_path / "run.log"
+    log.write_text(
+        "epoch 1\n"
+        "2019-01-18 21:14:06.030010: E tensorflow/stream_executor/cuda/cuda_dnn.cc:378] Loaded runtime CuDNN library:"
+        " 7.5.0 but source was compiled with: 7.6.5.\n"
+        "UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize\n"
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 10010).\n",
+        encoding="utf-8",
+    )
+    r = run_cli("explain", "--file", str(log), "--json")
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["lines_read"] == 4 and doc["input"] == str(log)
+    first, second = doc["diagnoses"]
+    assert (first["kind"], first["framework"], first["found"], first["line"]) == (
+        "driver_too_old",
+        "pytorch",
+        {"cuda": "10.1"},
+        4,
+    )
+    assert second["kind"] == "cudnn_version_mismatch" and second["framework"] == "tensorflow"
+    assert second["found"] == {"cudnn": "7.5.0"} and second["expected"] == {"cudnn": "7.6.5"}
+    assert second["line"] == 2 and second["source"].startswith("https://")
+    assert [(c["id"], c["line"]) for c in second["consequences"]] == [("tf-conv-algorithm", 3)]
+    for d in doc["diagnoses"]:
+        assert set(d) >= {"kind", "framework", "found", "expected", "summary", "explanation", "fixes", "line", "source"}
+        assert d["fixes"] and all(isinstance(s, str) for s in d["fixes"])
+
+
+def test_standard_input_and_no_known_error(run_cli: RunCli) -> None:
+    r = run_cli("explain", input="RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    assert r.returncode == 1 and "no GPU code for this GPU's architecture (PyTorch)" in r.stdout
+    r = run_cli("explain", input="Traceback (most recent call last):\nKeyError: 'weights'\n")
+    assert r.returncode == 1
+    assert "No known CUDA, cuDNN or driver error in standard input (2 lines read)" in r.stdout
+    r = run_cli("explain", "--json", "libGL.so.1: cannot open shared object file: No such file or directory")
+    assert r.returncode == 1 and json.loads(r.stdout)["diagnoses"] == []  # not a GPU library: no guess
+
+
+def test_unreadable_input_is_exit_2_with_one_line(run_cli: RunCli, tmp_path: Path) -> None:
+    r = run_cli("explain", "--file", str(tmp_path / "missing.log"))
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"dnnresolve explain: error: {tmp_path / 'missing.log'}: no such file"
+    r = run_cli("explain", "--file", str(tmp_path))
+    assert r.returncode == 2 and "is a directory" in r.stderr
+    binary = tmp_path / "core"
+    binary.write_bytes(b"\x7fELF\x00\x00\x01\x02" * 100)
+    r = run_cli("explain", "--file", str(binary))
+    assert r.returncode == 2 and "not a text file" in r.stderr
+    r = run_cli("explain", "some text", "--file", str(binary))
+    assert r.returncode == 2 and "not both" in r.stderr
+    r = run_cli("explain", "--cudnn", "five", CLASSIC)
+    assert r.returncode == 2 and r.stderr == "dnnresolve explain: error: --cudnn 'five': not a version: 'five'\n"
+
+
+def test_a_powershell_log_in_utf16_is_read(run_cli: RunCli, tmp_path: Path) -> None:
+    log = tmp_path / "ps.log"
+    text = "W dso_loader.cc:64] Could not load dynamic library 'cudnn64_8.dll'; dlerror: cudnn64_8.dll not found\r\n"
+    log.write_bytes(text.encode("utf-16"))
+    r = run_cli("explain", "--file", str(log), "--json")
+    (d,) = json.loads(r.stdout)["diagnoses"]
+    assert d["expected"] == {"library": "cudnn64_8.dll", "cudnn": "8"}
+    assert any("PATH" in step for step in d["fixes"])
+
+
+def test_runtime_flags_and_the_matrix_make_fixes_concrete(run_cli: RunCli) -> None:
+    # the matrix has tensorflow-gpu 1.0.0, built for cuDNN 5.1: the release that fits the cuDNN loaded here
+    r = run_cli("explain", "--json", REVERSED)
+    (d,) = json.loads(r.stdout)["diagnoses"]
+    assert d["fixes"] == [
+        "load a cuDNN 5.0.x build: `module load cudnn/5.0` if your site has one (`module avail cudnn`)",
+        "or put a cuDNN 5.0.x library first on LD_LIBRARY_PATH (its lib64 directory), ahead of cuDNN 5.1",
+        "or install a TensorFlow release built for cuDNN 5.1: "
+        "tensorflow-gpu==1.2.0, tensorflow-gpu==1.1.0, tensorflow-gpu==1.0.0",
+    ]
+    r = run_cli("explain", "--json", "--cudnn", "5.0.5", "--driver", "375.26", REVERSED)
+    (d,) = json.loads(r.stdout)["diagnoses"]
+    assert d["fixes"][0] == "the cuDNN 5.0.5 you named fits: make sure it is the one loaded"
+    r = run_cli("explain", "--target", "profile.json", REVERSED)
+    assert (
+        r.returncode == 2
+        and r.stderr == "dnnresolve explain: error: profile.json: cannot read: No such file or directory\n"
+    )
+
+
+def test_target_profile_names_the_cudnn_on_that_machine(run_cli: RunCli, tmp_path: Path) -> None:
+    from .detect.machines import make_machine
+
+    root = make_machine(tmp_path, "k20m")
+    detected = run_cli("detect", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"})
+    profile = tmp_path / "k20m.json"
+    profile.write_text(detected.stdout)
+    classic = REVERSED.replace("5103 (compatibility version 5100) but source was compiled with 5005", "X").replace(
+        "X (compatibility version 5000)",
+        "5005 (compatibility version 5000) but source was compiled with 5103 (compatibility version 5100)",
+    )
+    r = run_cli("explain", "--json", "--target", str(profile), classic)
+    assert r.returncode == 1, r.stderr
+    (d,) = json.loads(r.stdout)["diagnoses"]
+    assert d["found"] == {"cudnn": "5.0.5"} and d["expected"] == {"cudnn": "5.1.3"}
+    assert "put cuDNN 5.1.10 first: export LD_LIBRARY_PATH=/opt/apps/cudnn/5.1/lib64:$LD_LIBRARY_PATH" in d["fixes"]
+
+
+def test_the_driver_table_says_what_a_given_driver_runs(run_cli: RunCli) -> None:
+    r = run_cli(
+        "explain",
+        "--json",
+        "--driver",
+        "375.26",
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 8000).",
+    )
+    (d,) = json.loads(r.stdout)["diagnoses"]
+    assert d["found"] == {"cuda": "8.0"}
+    assert d["fixes"][0].startswith("driver 375.26 runs CUDA 8.0 at most")

@@ -1,0 +1,107 @@
+"""fixes_for: generic steps from the catalog, concrete ones when the machine is known."""
+
+from __future__ import annotations
+
+from dnnresolve.explain import diagnose
+from dnnresolve.explain.fixes import fixes_for
+from dnnresolve.matrix import load_matrix
+from dnnresolve.model import CudaInstall, CudnnInstall, Module, Runtime
+from dnnresolve.versions import CudaVersion, CudnnVersion
+
+CLASSIC = (
+    "E tensorflow/stream_executor/cuda/cuda_dnn.cc:347] Loaded runtime CuDNN library: 5005 (compatibility version "
+    "5000) but source was compiled with 5103 (compatibility version 5100)."
+)
+
+
+def _one(text: str):  # type: ignore[no-untyped-def]
+    (d,) = diagnose([text])
+    return d
+
+
+def test_the_cluster_story_gives_the_exact_module_swap() -> None:
+    d = _one(CLASSIC)
+    rt = Runtime(modules=[Module("cudnn", "5.0", loaded=True), Module("cudnn", "5.1-cuda8.0"), Module("cudnn", "6.0")])
+    steps = fixes_for(d, rt, None)
+    assert steps[0] == "load cuDNN 5.1.x: module swap cudnn/5.0 cudnn/5.1-cuda8.0"
+    assert "module avail" not in " ".join(steps)  # the generic module step gave way to the concrete one
+
+
+def test_no_fitting_module_keeps_the_generic_step() -> None:
+    d = _one(CLASSIC)
+    rt = Runtime(modules=[Module("cudnn", "5.0", loaded=True), Module("cudnn", "6.0"), Module("cuda", "8.0")])
+    assert fixes_for(d, rt, None) == fixes_for(d, None, None)
+    assert fixes_for(d, None, None)[0].startswith("load a cuDNN 5.1.x build: `module load cudnn/5.1`")
+
+
+def test_newer_minor_rule_picks_the_oldest_module_that_fits() -> None:
+    d = _one("Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.")
+    rt = Runtime(
+        modules=[Module("cuDNN", "8.0.5"), Module("cudnn", "8.6.0"), Module("cudnn", "8.2.1"), Module("cudnn", "9.1")]
+    )
+    assert fixes_for(d, rt, None)[0] == "load cuDNN 8.1 or a newer 8.x: module load cudnn/8.2.1"
+
+
+def test_a_fitting_install_gives_the_ld_library_path_line() -> None:
+    d = _one(CLASSIC)
+    rt = Runtime(cudnn=[CudnnInstall(CudnnVersion.parse("5.1.10"), "/opt/cudnn v5.1/lib64/libcudnn.so.5.1.10")])
+    assert "put cuDNN 5.1.10 first: export LD_LIBRARY_PATH='/opt/cudnn v5.1/lib64':$LD_LIBRARY_PATH" in fixes_for(
+        d, rt, None
+    )
+
+
+def test_missing_cuda_runtime_points_at_the_toolkit_that_provides_it() -> None:
+    d = _one(
+        "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared"
+        " object file: No such file or directory"
+    )
+    rt = Runtime(
+        cuda=[
+            CudaInstall(CudaVersion.parse("10.2"), "/usr/local/cuda-10.2"),
+            CudaInstall(CudaVersion.parse("11.2"), "/usr/local/cuda-11.2"),
+        ],
+        modules=[Module("cuda", "11.2.2"), Module("cuda", "12.1")],
+    )
+    steps = fixes_for(d, rt, None)
+    assert steps[0] == "load CUDA 11.0: module load cuda/11.2.2"  # libcudart.so.11.0 is in every 11.x
+    assert steps[1] == (
+        "use the CUDA 11.2 at /usr/local/cuda-11.2: export LD_LIBRARY_PATH=/usr/local/cuda-11.2/lib64:$LD_LIBRARY_PATH"
+    )
+
+
+def test_windows_paths_use_path() -> None:
+    d = _one("Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found")
+    rt = Runtime(os="windows", cuda=[CudaInstall(CudaVersion.parse("11.2"), "C:/CUDA/v11.2")])
+    assert 'use the CUDA 11.2 at C:/CUDA/v11.2: set "PATH=C:/CUDA/v11.2/bin;%PATH%"' in fixes_for(d, rt, None)
+
+
+def test_the_matrix_names_releases_built_for_the_cudnn_you_have() -> None:
+    d = _one(
+        "Loaded runtime CuDNN library: 5103 (compatibility version 5100) but source was compiled with 5005"
+        " (compatibility version 5000)."
+    )
+    steps = fixes_for(d, None, load_matrix())
+    assert (
+        steps[-1] == "or install a TensorFlow release built for cuDNN 5.1: "
+        "tensorflow-gpu==1.2.0, tensorflow-gpu==1.1.0, tensorflow-gpu==1.0.0"
+    )
+
+
+def test_placeholders_that_cannot_be_filled_leave_the_step_out() -> None:
+    # a math library with no CUDA release in its name: no module to suggest
+    d = _one("Could not load dynamic library 'libcusolver.so.11'; dlerror: libnvJitLink.so.12: cannot open")
+    assert all("{" not in s and "module load" not in s for s in d.fixes)
+    assert d.fixes[0] == "add the directory holding libcusolver.so.11 to LD_LIBRARY_PATH"
+
+
+def test_a_named_cuda_that_provides_the_library_is_said_first() -> None:
+    d = _one(
+        "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot"
+        " open shared object file: No such file or directory"
+    )
+    rt = Runtime(cuda=[CudaInstall(CudaVersion.parse("11.2"), "", "--cuda")])
+    assert fixes_for(d, rt, None)[0] == (
+        "the CUDA 11.2 you named provides it: put its lib64 directory on LD_LIBRARY_PATH"
+    )
+    rt = Runtime(cuda=[CudaInstall(CudaVersion.parse("12.1"), "", "--cuda")])
+    assert fixes_for(d, rt, None) == fixes_for(d, None, None)
