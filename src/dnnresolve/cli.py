@@ -75,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("specs", nargs="+", metavar="SPEC", help="a requirement: tensorflow-gpu==1.0, 'torch>=2.1'")
     _runtime_flags(p)
     p.add_argument("--format", choices=("text", "sh"), default="text", help="'sh' writes the first option as a script")
+    p.add_argument("--verify", action="store_true", help="check that each recommended wheel exists on its index")
     p.set_defaults(handler=_cmd_plan)
 
     p = sub.add_parser("check", help="vet requirements files against a target machine")
@@ -162,6 +163,10 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from .render import plan as render
 
     plan = _plan_from_args(args)
+    if args.verify:
+        from .verify import verify_plan
+
+        verify_plan(plan, args.runtime)
     render.emit(plan, args.runtime, as_json=args.json, fmt=args.format)
     return EXIT_OK if plan.satisfied else EXIT_PROBLEMS
 

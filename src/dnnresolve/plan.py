@@ -61,6 +61,7 @@ class RequirementPlan:
     result: RequirementResult
     options: list[Option]
     message: str = ""
+    dropped: list[str] = field(default_factory=list)  # options --verify removed, and why
 
 
 @dataclass

@@ -37,6 +37,7 @@ def _req_json(rp: RequirementPlan) -> dict[str, Any]:
         "source": best.release.source if best else None,
         "message": rp.message or None,
         "options": [o.to_dict() for o in rp.options],
+        "dropped": rp.dropped,
     }
 
 
@@ -103,6 +104,8 @@ def _emit_requirement(out: Any, rp: RequirementPlan) -> None:
         out.print(f"  [{style}]{mark:<8}[/] {c.component:<19} {escape(needed):<44} {escape(found)}")
         if c.status in (Status.FAIL, Status.WARN):
             out.print(f"           [dim]{escape(c.reason)}[/]")
+    for d in rp.dropped:
+        out.print(f"  [dim]{escape(d)}[/]")
     if rp.options:
         out.print("Options, best first:")
         for i, opt in enumerate(rp.options, 1):
