@@ -18,7 +18,7 @@ from packaging.version import InvalidVersion, Version
 
 from .compat import CudnnRule, binary_runs_on, cudnn_compatible, cudnn_rule_text
 from .matrix import Matrix
-from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime
+from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime, WheelPins
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
@@ -398,12 +398,8 @@ def find_conflicts(results: Sequence[RequirementResult], matrix: Matrix) -> list
         best = r.best
         if best is None:
             continue
-        extra = next(iter(r.requirement.extras), "")
-        pins = matrix.pins_for(best.release.package, best.release.version, extra) or matrix.pins_for(
-            best.release.package, best.release.version
-        )
         wanted: dict[str, SpecifierSet] = {}
-        for p in pins[:1]:
+        for p in _pins_of(r, best.release, matrix)[:1]:
             for text in p.requires:
                 req = Requirement(text)
                 wanted[canonicalize_name(req.name)] = req.specifier
@@ -417,6 +413,17 @@ def find_conflicts(results: Sequence[RequirementResult], matrix: Matrix) -> list
                         f"{name_a} needs {dep}{a[dep]} but {name_b} needs {dep}{b[dep]}: pip cannot install both"
                     )
     return out
+
+
+def _pins_of(r: RequirementResult, release: FrameworkRelease, matrix: Matrix) -> list[WheelPins]:
+    """The nvidia-* pins pip would meet for this requirement: its extra, the pinned patch release if
+    the metadata of that one is known, else the newest known release the row covers."""
+    extra = next(iter(sorted(r.requirement.extras)), "")
+    pins = [p for p in matrix.wheel_pins if p.package in release.names and release.matches(p.version)]
+    pins = [p for p in pins if p.extra == extra] or ([p for p in pins if p.extra == ""] if not extra else [])
+    pinned, _ = _split_local(r.requirement.specifier)
+    exact = [p for p in pins if pinned.contains(p.version, prereleases=True)]
+    return sorted(exact or pins, key=lambda p: p.version, reverse=True)
 
 
 def installed_cudnn_choices(runtime: Runtime, build: Sequence[CudnnVersion], rule: CudnnRule) -> list[CudnnInstall]:

@@ -176,3 +176,19 @@ def test_pip_era_tensorflow_brings_its_own_cuda() -> None:
     best = rp.result.best
     assert best is not None and best.ok and best.check("cuda") is None  # no system CUDA needed
     assert rp.options[0].steps[-1].shell == "python -m pip install 'tensorflow[and-cuda]==2.15.1'"
+
+
+def test_two_frameworks_whose_pinned_cuda_wheels_clash(run_cli) -> None:  # type: ignore[no-untyped-def]
+    target = ("--no-detect", "--python", "3.11", "--driver", "550.54.15", "--gpu", "A100-SXM4-40GB")
+    r = run_cli("plan", "torch==2.1.2", "tensorflow[and-cuda]==2.15.1", *target, "--json")
+    assert r.returncode == 1
+    conflicts = json.loads(r.stdout)["conflicts"]
+    assert (
+        "torch==2.1.2 needs nvidia-cublas-cu12==12.1.3.1 but tensorflow[and-cuda]==2.15.1 needs "
+        "nvidia-cublas-cu12==12.2.5.6: pip cannot install both"
+    ) in conflicts
+    text = run_cli("plan", "torch==2.1.2", "tensorflow[and-cuda]==2.15.1", *target).stdout
+    assert "tensorflow[and-cuda]==2.15.1 needs nvidia-cublas-cu12==12.2.5.6" in text  # extras survive rich markup
+    # A range that admits the other's pin is no clash: jax[cuda12] asks nvidia-cublas-cu12>=...
+    r = run_cli("plan", "torch==2.1.2", "torch==2.1.2", *target, "--json")
+    assert json.loads(r.stdout)["conflicts"] == []

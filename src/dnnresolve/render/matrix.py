@@ -20,11 +20,11 @@ def emit(result: MatrixResult, as_json: bool) -> None:
         for col in ("package", "rows", "oldest", "newest"):
             t.add_column(col)
         for p in result.packages:
-            t.add_row(p["package"], str(p["rows"]), p["oldest"], p["newest"])
+            t.add_row(*(_e(x) for x in (p["package"], str(p["rows"]), p["oldest"], p["newest"])))
         out.print(t)
         return
     if not result.releases:
-        out.print(result.message or "nothing found")
+        out.print(_e(result.message or "nothing found"))
         return
     if len(result.releases) == 1:
         _one(result.releases[0], out)
@@ -34,14 +34,19 @@ def emit(result: MatrixResult, as_json: bool) -> None:
         t.add_column(col, overflow="fold")
     for r in result.releases:
         t.add_row(
-            r["package"] + " " + r["version"],
-            ",".join(r["os"]),
-            _span(r["python"]),
-            ", ".join(r["cuda"]) or "cpu",
-            ", ".join(r["cudnn"]) or "-",
-            r["driver_min_linux"] or "-",
-            r["compiler"] or "-",
-            r["source"],
+            *(
+                _e(x)
+                for x in (
+                    r["package"] + " " + r["version"],
+                    ",".join(r["os"]),
+                    _span(r["python"]),
+                    ", ".join(r["cuda"]) or "cpu",
+                    ", ".join(r["cudnn"]) or "-",
+                    r["driver_min_linux"] or "-",
+                    r["compiler"] or "-",
+                    r["source"],
+                )
+            )
         )
     out.print(t)
 
@@ -95,5 +100,11 @@ def _one(r: dict[str, Any], out: Any) -> None:
     rows.append(("source", r["source"]))
     for key, value in rows:
         if value:
-            t.add_row(key, value)
+            t.add_row(_e(key), _e(value))
     out.print(t)
+
+
+def _e(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)

@@ -84,7 +84,7 @@ def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None
     for rp in plan.requirements:
         _emit_requirement(out, rp)
     for c in plan.conflicts:
-        out.print(f"[bold red]conflict[/]: {c}")
+        out.print(f"[bold red]conflict[/]: {_escape(c)}")
 
 
 def _emit_requirement(out: Any, rp: RequirementPlan) -> None:
@@ -150,8 +150,14 @@ def emit_doctor(plan: Plan, runtime: Runtime, as_json: bool) -> None:
     for rp in plan.requirements:
         best = rp.result.best
         if best is not None and not best.failures:
-            out.print(f"[green]ok[/] {rp.result.requirement}: this machine provides what it needs")
+            out.print(f"[green]ok[/] {_escape(str(rp.result.requirement))}: this machine provides what it needs")
             continue
         _emit_requirement(out, rp)
     for c in plan.conflicts:
-        out.print(f"[bold red]conflict[/]: {c}")
+        out.print(f"[bold red]conflict[/]: {_escape(c)}")
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
