@@ -166,7 +166,44 @@ def _fixes_for_release(
         )
         w = max(weight, WEIGHT_ENV if env_steps else 0, WEIGHT_ROOT if driver_steps else 0)
         out.append(Option(title, all_steps, w, sorted(failing), notes))
+    conda = _conda_env_option(best, runtime, failing)
+    if conda is not None:
+        out.append(conda)
     return out
+
+
+def _conda_env_option(best: Candidate, runtime: Runtime, failing: set[str]) -> Option | None:
+    """The release's own conda packages (from its install page) in a new environment, when the
+    environment is what needs changing (the Python) and the packages bring their CUDA libraries.
+
+    Only where the recipe states the Pythons its channel has builds for: a plan never names a conda
+    package that may not exist for that Python.
+    """
+    row = best.release
+    rec = _recipe(row, best.cuda, kind="conda")
+    if rec is None or not rec.python or not failing <= {"python", "cuda", "cudnn"} or "python" not in failing:
+        return None
+    if failing & {"cuda", "cudnn"} and not any(
+        p.startswith(("cudatoolkit", "pytorch-cuda", "cuda-version", "cudnn")) for p in rec.packages
+    ):
+        return None
+    have = runtime.python.series if runtime.python else None
+    pythons = sorted(PythonVersion.parse(p).series for p in rec.python)
+    py = next((p for p in pythons if have is not None and p > have), pythons[-1])
+    name = env_name(row)
+    packages = list(rec.packages) + [f"{n}=={v}" for n, v in rec.companions]
+    argv = ["conda", "create", "-y", "-n", name]
+    for channel in rec.channels:
+        argv += ["-c", channel]
+    argv += [f"python={py}", *packages]
+    steps = [
+        Step("conda", f"create a conda environment with Python {py} and the official conda packages", tuple(argv)),
+        Step("conda", "activate it", ("conda", "activate", name)),
+    ]
+    title = f"keep {row.package} {row.version}: a conda environment with Python {py} and its conda packages"
+    return Option(
+        title, steps, WEIGHT_ENV, sorted(failing), [f"packages as the install page gives them ({row.source})"]
+    )
 
 
 def _other_variants(r: RequirementResult, best: Candidate, runtime: Runtime) -> list[Option]:

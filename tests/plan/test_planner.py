@@ -192,3 +192,37 @@ def test_two_frameworks_whose_pinned_cuda_wheels_clash(run_cli) -> None:  # type
     # A range that admits the other's pin is no clash: jax[cuda12] asks nvidia-cublas-cu12>=...
     r = run_cli("plan", "torch==2.1.2", "torch==2.1.2", *target, "--json")
     assert json.loads(r.stdout)["conflicts"] == []
+
+
+def test_conda_option_only_where_the_recipe_states_its_pythons(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from dnnresolve.matrix import packaged_matrix_path, parse_matrix
+
+    text = packaged_matrix_path().read_text()
+    plain = parse_matrix(text, "m.toml")
+    rt = modern_node("A100-SXM4-40GB", "8.0", "535.104.05", python="3.12")
+    plan = make_plan(solve([Requirement("torch==1.13.1")], rt, plain), rt, plain)
+    assert not any("conda packages" in o.title for o in plan.requirements[0].options)
+    # The same row, with the Pythons its conda channel has builds for stated in the recipe.
+    recipe = 'packages = ["pytorch==1.13.1", "pytorch-cuda=11.7"], channels = ["pytorch", "nvidia"]'
+    stated = text.replace(recipe, recipe + ', python = ["3.8", "3.10"]')
+    assert stated != text
+    m = parse_matrix(stated, "m.toml")
+    plan = make_plan(solve([Requirement("torch==1.13.1")], rt, m), rt, m)
+    [conda] = [o for o in plan.requirements[0].options if "conda packages" in o.title]
+    assert conda.steps[0].shell == (
+        "conda create -y -n torch-1.13.1 -c pytorch -c nvidia python=3.10 pytorch==1.13.1 pytorch-cuda=11.7 "
+        "torchvision==0.14.1 torchaudio==0.13.1"
+    )
+
+
+def test_module_naming_with_a_cuda_suffix_is_understood() -> None:
+    rt = k20m_node()
+    rt.modules = [
+        Module("cuda", "8.0", loaded=True),
+        Module("cudnn", "5.0-cuda8.0", loaded=True),
+        Module("cudnn", "5.1-cuda7.5"),  # built for another CUDA: not this one
+        Module("cudnn", "5.1-cuda8.0"),
+    ]
+    first = plan_for("tensorflow-gpu==1.0", rt).requirements[0].options[0]
+    assert first.steps[0].shell == "module load cudnn/5.1-cuda8.0"
+    assert any("module swap cudnn/5.0-cuda8.0 cudnn/5.1-cuda8.0" in n for n in first.notes)
