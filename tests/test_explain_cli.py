@@ -134,7 +134,12 @@ def test_target_profile_names_the_cudnn_on_that_machine(run_cli: RunCli, tmp_pat
     assert r.returncode == 1, r.stderr
     (d,) = json.loads(r.stdout)["diagnoses"]
     assert d["found"] == {"cudnn": "5.0.5"} and d["expected"] == {"cudnn": "5.1.3"}
-    assert "put cuDNN 5.1.10 first: export LD_LIBRARY_PATH=/opt/apps/cudnn/5.1/lib64:$LD_LIBRARY_PATH" in d["fixes"]
+    # The installed tensorflow-gpu 1.0.0 goes through the planner: its first option leads the fixes.
+    assert d["fixes"][0] == (
+        "for the installed tensorflow-gpu 1.0.0: use the cuDNN 5.1.10 already installed in /opt/apps/cudnn/5.1: "
+        '`export LD_LIBRARY_PATH="/opt/apps/cudnn/5.1/lib64:$LD_LIBRARY_PATH"`'
+    )
+    assert not any(f.startswith("put cuDNN 5.1.10 first") for f in d["fixes"])  # not said twice
 
 
 def test_the_driver_table_says_what_a_given_driver_runs(run_cli: RunCli) -> None:

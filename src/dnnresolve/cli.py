@@ -227,6 +227,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     """Exit 1 both when problems are found and when none is recognised (nothing is 'all good' to report)."""
     from .explain import scan
     from .explain.fixes import fixes_for
+    from .explain.planned import merge_fixes, planned_fixes
     from .explain.source import open_input
     from .render import explain as render
     from .runtime_flags import runtime_for
@@ -236,7 +237,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     with open_input(args.text, args.file) as (source, lines):
         result = scan(lines)
     for d in result.diagnoses:
-        d.fixes = fixes_for(d, runtime, matrix)
+        d.fixes = merge_fixes(planned_fixes(d, runtime, matrix), fixes_for(d, runtime, matrix))
     render.emit(result, source, as_json=args.json)
     return EXIT_PROBLEMS
 

@@ -1,0 +1,60 @@
+"""Explain through the planner: when the machine's runtime says which release of the failing framework is
+installed, the diagnosis gets the planner's first option for that release as its leading fixes. No I/O."""
+
+from __future__ import annotations
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from ..matrix import Matrix
+from ..model import InstalledPackage, Runtime
+from ..plan import make_plan
+from ..solve import solve
+from .diagnosis import Diagnosis
+
+# The catalog names frameworks; these are the PyPI names their releases go by, where they differ.
+_PACKAGE_PREFIXES = {"pytorch": ("torch",), "caffe2": ("torch",), "paddle": ("paddlepaddle",)}
+PLANNED_KINDS = frozenset({"cudnn_version_mismatch", "cuda_version_mismatch", "driver_too_old", "arch_unsupported"})
+
+
+def installed_release(framework: str, runtime: Runtime, matrix: Matrix) -> InstalledPackage | None:
+    prefixes = _PACKAGE_PREFIXES.get(framework, (framework,))
+    known = set(matrix.packages())
+    for p in runtime.packages:
+        name = canonicalize_name(p.name)
+        if name in known and name.startswith(prefixes):
+            return p
+    return None
+
+
+def planned_fixes(d: Diagnosis, runtime: Runtime, matrix: Matrix) -> list[str]:
+    """The planner's first option for the installed release, as fix lines, or nothing."""
+    if d.kind not in PLANNED_KINDS or not d.framework:
+        return []
+    installed = installed_release(d.framework, runtime, matrix)
+    if installed is None:
+        return []
+    try:
+        req = Requirement(f"{installed.name}=={installed.version}")
+    except InvalidRequirement:
+        return []
+    plan = make_plan(solve([req], runtime, matrix), runtime, matrix)
+    rp = plan.requirements[0]
+    if not rp.options:
+        return []
+    option = rp.options[0]
+    what = option.title.split(": ", 1)[-1]
+    steps = "; then ".join(f"`{s.shell}`" if s.argv or s.env else s.description for s in option.steps)
+    return [f"for the installed {installed.name} {installed.version}: {what}: {steps}"]
+
+
+def merge_fixes(planned: list[str], generic: list[str]) -> list[str]:
+    """The planner's fix first; the catalog's fixes after it, less those that repeat its commands."""
+    said = " ".join(planned).replace('"', "").replace("'", "")
+    out = list(planned)
+    for fix in generic:
+        command = fix.split(": ", 1)[-1].replace('"', "").replace("'", "").strip("`")
+        if planned and command and command in said:
+            continue
+        out.append(fix)
+    return out
