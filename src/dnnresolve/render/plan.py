@@ -128,7 +128,7 @@ def _emit_option(out: Any, i: int, opt: Option) -> None:
         else:
             out.print(f"       {escape(s.shell)}")
     for n in opt.notes:
-        out.print(f"       [dim]{escape(n)}[/]")
+        out.print(f"       [dim]note: {escape(n)}[/]")
 
 
 def _label(c: Candidate) -> str:
