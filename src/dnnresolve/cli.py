@@ -7,11 +7,11 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
-from .errors import NotBuiltYet, UserError
+from .errors import UserError
 
 if TYPE_CHECKING:
     from .matrix import Matrix
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
-Handler = Callable[[argparse.Namespace], int]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -214,13 +213,6 @@ def _cmd_check(args: argparse.Namespace) -> int:
     report = check_sources(sources, check_target(args, sources, matrix), matrix)
     render.emit(report, as_json=args.json, fmt=args.format)
     return report.exit_status(args.strict)
-
-
-def _not_built(name: str) -> Handler:
-    def handler(args: argparse.Namespace) -> int:
-        raise NotBuiltYet(f"'dnnresolve {name}' is not built yet in this version ({__version__})")
-
-    return handler
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:

@@ -23,7 +23,3 @@ class UserError(Exception):
 
 class MatrixError(UserError):
     """The compatibility matrix file is malformed."""
-
-
-class NotBuiltYet(UserError):
-    """A command that this version does not provide yet."""
