@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import Runtime, WheelPins
+from .pkgname import canonicalize_name
 from .solve import RequirementResult, find_conflicts
 from .sources.interface import LocatedRequirement
 from .versions import CudaVersion

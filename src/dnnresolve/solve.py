@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from .compat import CudnnRule, binary_runs_on, cudnn_compatible, cudnn_rule_text
 from .matrix import Matrix
 from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime
+from .pkgname import canonicalize_name
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
@@ -136,8 +136,8 @@ def needs_system_cuda(release: FrameworkRelease, matrix: Matrix | None = None) -
 def bundled_extra(release: FrameworkRelease, matrix: Matrix) -> str | None:
     """The extra ("" for none) whose install brings the CUDA libraries as nvidia-* wheels, if the matrix knows one."""
     for name in release.names:
-        for pins in matrix.wheel_pins:
-            if pins.package == name and release.matches(pins.version) and pins.requires:
+        for pins in matrix.wheel_pins_of(name):
+            if release.matches(pins.version) and pins.requires:
                 return pins.extra
     return None
 
