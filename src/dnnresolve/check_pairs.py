@@ -12,8 +12,7 @@ from packaging.specifiers import SpecifierSet
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import Runtime, WheelPins
-from .pkgname import canonicalize_name
-from .solve import RequirementResult, find_conflicts
+from .solve import RequirementResult, find_conflicts, pinned_specifiers
 from .sources.interface import LocatedRequirement
 from .versions import CudaVersion
 
@@ -43,9 +42,7 @@ def _pins_of(result: RequirementResult, matrix: Matrix) -> dict[str, SpecifierSe
     )
     out: dict[str, SpecifierSet] = {}
     for row in rows[:1]:
-        for text in row.requires:
-            req = Requirement(text)
-            out[canonicalize_name(req.name)] = req.specifier
+        out.update(pinned_specifiers(row.requires))
     return out
 
 

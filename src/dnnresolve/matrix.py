@@ -78,6 +78,9 @@ class Matrix:
         for attr, value in zip(_TABLE_OF, given):
             self._built[attr] = list(value or [])
         self._by_package: dict[tuple[str, str], list[Any]] = {}
+        self._driver_tables: dict[str, DriverTable] = {}
+        self._names: list[str] | None = None
+        self._cuda_rows: dict[CudaVersion, CudaRelease | None] = {}
 
     @classmethod
     def from_rows(cls, path: str, rows: dict[str, Any]) -> Matrix:
@@ -144,14 +147,17 @@ class Matrix:
 
     # ------------------------------------------------------------ frameworks
     def packages(self) -> list[str]:
-        if "frameworks" not in self._built:
-            names: list[str] = self._rows["names"]
-            return list(names)
-        seen: dict[str, None] = {}
-        for f in self.frameworks:
-            for n in f.names:
-                seen.setdefault(n, None)
-        return list(seen)
+        """Every package name and alias the matrix knows, in file order (computed once)."""
+        if self._names is None:
+            if "frameworks" not in self._built:
+                self._names = list(self._rows["names"])
+            else:
+                seen: dict[str, None] = {}
+                for f in self.frameworks:
+                    for n in f.names:
+                        seen.setdefault(n, None)
+                self._names = list(seen)
+        return list(self._names)
 
     def releases(self, package: str, os_name: str | None = None) -> list[FrameworkRelease]:
         """Rows for a package (or an alias), oldest first."""
@@ -184,6 +190,12 @@ class Matrix:
 
     # ------------------------------------------------------------ NVIDIA
     def driver_table(self, os_name: str = "linux") -> DriverTable:
+        """The toolkit -> minimum driver table for one OS (built once: the solver asks for every row)."""
+        if os_name not in self._driver_tables:
+            self._driver_tables[os_name] = self._make_driver_table(os_name)
+        return self._driver_tables[os_name]
+
+    def _make_driver_table(self, os_name: str) -> DriverTable:
         from .compat import DriverTable
 
         if os_name == "windows":
@@ -195,8 +207,10 @@ class Matrix:
         return DriverTable(toolkits, families)
 
     def cuda_release(self, cuda: CudaVersion) -> CudaRelease | None:
-        rows = [c for c in self.cuda if _same_series(c.version, cuda)]
-        return min(rows, key=lambda c: c.version) if rows else None
+        if cuda not in self._cuda_rows:
+            rows = [c for c in self.cuda if _same_series(c.version, cuda)]
+            self._cuda_rows[cuda] = min(rows, key=lambda c: c.version) if rows else None
+        return self._cuda_rows[cuda]
 
     def cudnn_releases(self, series: CudnnVersion | None = None) -> list[CudnnRelease]:
         rows = self.cudnn if series is None else [c for c in self.cudnn if c.version.series == series.series]

@@ -8,6 +8,7 @@ verdict carries its reason and the source of the matrix row that states the fact
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -391,6 +392,16 @@ def _just_below(v: Version) -> str:
     return "0"
 
 
+@functools.lru_cache(maxsize=1024)
+def pinned_specifiers(requires: tuple[str, ...]) -> dict[str, SpecifierSet]:
+    """The nvidia-* pins of a wheel_pins row by package name, parsed once per process (check asks often)."""
+    out: dict[str, SpecifierSet] = {}
+    for text in requires:
+        req = Requirement(text)
+        out[canonicalize_name(req.name)] = req.specifier
+    return out
+
+
 def find_conflicts(results: Sequence[RequirementResult], matrix: Matrix) -> list[str]:
     """Pinned nvidia-* wheels of two requested releases that no single version satisfies."""
     pinned: list[tuple[str, dict[str, SpecifierSet]]] = []
@@ -404,9 +415,7 @@ def find_conflicts(results: Sequence[RequirementResult], matrix: Matrix) -> list
         )
         wanted: dict[str, SpecifierSet] = {}
         for p in pins[:1]:
-            for text in p.requires:
-                req = Requirement(text)
-                wanted[canonicalize_name(req.name)] = req.specifier
+            wanted.update(pinned_specifiers(p.requires))
         pinned.append((f"{r.requirement}", wanted))
     out = []
     for i, (name_a, a) in enumerate(pinned):
