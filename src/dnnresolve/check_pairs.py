@@ -8,12 +8,11 @@ from dataclasses import dataclass
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import Runtime, WheelPins
-from .solve import RequirementResult, find_conflicts
+from .solve import RequirementResult, find_conflicts, pinned_specifiers
 from .sources.interface import LocatedRequirement
 from .versions import CudaVersion
 
@@ -43,9 +42,7 @@ def _pins_of(result: RequirementResult, matrix: Matrix) -> dict[str, SpecifierSe
     )
     out: dict[str, SpecifierSet] = {}
     for row in rows[:1]:
-        for text in row.requires:
-            req = Requirement(text)
-            out[canonicalize_name(req.name)] = req.specifier
+        out.update(pinned_specifiers(row.requires))
     return out
 
 

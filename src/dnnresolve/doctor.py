@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 
 from .matrix import Matrix
 from .model import Runtime
+from .pkgname import canonicalize_name
 
 
 def installed_requirements(runtime: Runtime, matrix: Matrix) -> list[Requirement]:

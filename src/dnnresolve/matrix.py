@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from .compat import DriverTable
 from .errors import MatrixError
-from .model import CudaFamily, CudaRelease, CudnnRelease, FrameworkRelease, GpuModel, WheelPins
-from .schema import BUILDERS, TABLES, iter_rows, toml_loads
-from .versions import CudaVersion, CudnnVersion
+from .pkgname import canonicalize_name
+
+if TYPE_CHECKING:
+    from .compat import DriverTable
+    from .model import CudaFamily, CudaRelease, CudnnRelease, FrameworkRelease, GpuModel, WheelPins
+    from .versions import CudaVersion, CudnnVersion
 
 MATRIX_ENV = "DNNRESOLVE_MATRIX"
 
@@ -43,30 +43,126 @@ def gpu_key(name: str) -> str:
     return s
 
 
-@dataclass
-class Matrix:
-    """The validated matrix, with the queries the solver and commands need."""
+_TABLE_OF = {
+    "frameworks": "framework",
+    "wheel_pins": "wheel_pins",
+    "cuda": "cuda",
+    "cuda_families": "cuda_family",
+    "cudnn": "cudnn",
+    "gpus": "gpu",
+}
 
-    path: str
-    frameworks: list[FrameworkRelease]
-    wheel_pins: list[WheelPins]
-    cuda: list[CudaRelease]
-    cuda_families: list[CudaFamily]
-    cudnn: list[CudnnRelease]
-    gpus: list[GpuModel]
+
+class Matrix:
+    """The validated matrix, with the queries the solver and commands need.
+
+    Built either from model objects, or (``Matrix.from_rows``) from rows that already passed validation, as
+    the matrix cache holds them: then each table, and each package's framework and wheel_pins rows, becomes
+    model objects only when a query first needs it.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        frameworks: list[FrameworkRelease] | None = None,
+        wheel_pins: list[WheelPins] | None = None,
+        cuda: list[CudaRelease] | None = None,
+        cuda_families: list[CudaFamily] | None = None,
+        cudnn: list[CudnnRelease] | None = None,
+        gpus: list[GpuModel] | None = None,
+    ) -> None:
+        self.path = path
+        self._rows: dict[str, Any] = {}
+        self._built: dict[str, list[Any]] = {}
+        given = (frameworks, wheel_pins, cuda, cuda_families, cudnn, gpus)
+        for attr, value in zip(_TABLE_OF, given):
+            self._built[attr] = list(value or [])
+        self._by_package: dict[tuple[str, str], list[Any]] = {}
+        self._driver_tables: dict[str, DriverTable] = {}
+        self._names: list[str] | None = None
+        self._cuda_rows: dict[CudaVersion, CudaRelease | None] = {}
+
+    @classmethod
+    def from_rows(cls, path: str, rows: dict[str, Any]) -> Matrix:
+        """A matrix over validated rows (see ``cached_rows``), built into model objects on demand."""
+        m = cls(path)
+        m._built = {}
+        m._rows = rows
+        return m
+
+    def _table(self, attr: str) -> list[Any]:
+        built = self._built.get(attr)
+        if built is None:
+            built = self._build(_TABLE_OF[attr], self._rows["tables"][_TABLE_OF[attr]])
+            self._built[attr] = built
+        return built
+
+    def _build(self, table: str, blob: bytes) -> list[Any]:
+        import marshal
+
+        from .schema import BUILDERS, Row
+
+        return [BUILDERS[table](Row(self.path, table, i, line, d, trusted=True)) for i, line, d in marshal.loads(blob)]
+
+    def _package_rows(self, attr: str, name: str) -> list[Any]:
+        """Rows of ``attr`` (frameworks or wheel_pins) that name the canonical package ``name``."""
+        if attr in self._built:
+            rows = self._built[attr]
+            if attr == "frameworks":
+                return [f for f in rows if name in f.names]
+            return [p for p in rows if p.package == name]
+        key = (attr, name)
+        if key not in self._by_package:
+            blob = self._rows["packages"][_TABLE_OF[attr]].get(name)
+            self._by_package[key] = self._build(_TABLE_OF[attr], blob) if blob is not None else []
+        return self._by_package[key]
+
+    @property
+    def frameworks(self) -> list[FrameworkRelease]:
+        return self._table("frameworks")
+
+    @property
+    def wheel_pins(self) -> list[WheelPins]:
+        return self._table("wheel_pins")
+
+    @property
+    def cuda(self) -> list[CudaRelease]:
+        return self._table("cuda")
+
+    @property
+    def cuda_families(self) -> list[CudaFamily]:
+        return self._table("cuda_families")
+
+    @property
+    def cudnn(self) -> list[CudnnRelease]:
+        return self._table("cudnn")
+
+    @property
+    def gpus(self) -> list[GpuModel]:
+        return self._table("gpus")
+
+    def wheel_pins_of(self, package: str) -> list[WheelPins]:
+        """The wheel_pins rows of one package (canonical name)."""
+        return self._package_rows("wheel_pins", canonicalize_name(package))
 
     # ------------------------------------------------------------ frameworks
     def packages(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for f in self.frameworks:
-            for n in f.names:
-                seen.setdefault(n, None)
-        return list(seen)
+        """Every package name and alias the matrix knows, in file order (computed once)."""
+        if self._names is None:
+            if "frameworks" not in self._built:
+                self._names = list(self._rows["names"])
+            else:
+                seen: dict[str, None] = {}
+                for f in self.frameworks:
+                    for n in f.names:
+                        seen.setdefault(n, None)
+                self._names = list(seen)
+        return list(self._names)
 
     def releases(self, package: str, os_name: str | None = None) -> list[FrameworkRelease]:
         """Rows for a package (or an alias), oldest first."""
         name = canonicalize_name(package)
-        rows = [f for f in self.frameworks if name in f.names and (os_name is None or os_name in f.os)]
+        rows = [f for f in self._package_rows("frameworks", name) if os_name is None or os_name in f.os]
         return sorted(rows, key=lambda f: (f.version, f.os))
 
     def find(self, package: str, spec: SpecifierSet | str = "", os_name: str | None = None) -> list[FrameworkRelease]:
@@ -84,7 +180,7 @@ class Matrix:
 
     def pins_for(self, package: str, version: Version, extra: str = "") -> list[WheelPins]:
         name = canonicalize_name(package)
-        return [p for p in self.wheel_pins if p.package == name and p.version == version and p.extra == extra]
+        return [p for p in self._package_rows("wheel_pins", name) if p.version == version and p.extra == extra]
 
     def using_cuda(self, cuda: CudaVersion) -> list[FrameworkRelease]:
         return [f for f in self.frameworks if any(_same_series(c, cuda) for c in f.cuda)]
@@ -94,6 +190,14 @@ class Matrix:
 
     # ------------------------------------------------------------ NVIDIA
     def driver_table(self, os_name: str = "linux") -> DriverTable:
+        """The toolkit -> minimum driver table for one OS (built once: the solver asks for every row)."""
+        if os_name not in self._driver_tables:
+            self._driver_tables[os_name] = self._make_driver_table(os_name)
+        return self._driver_tables[os_name]
+
+    def _make_driver_table(self, os_name: str) -> DriverTable:
+        from .compat import DriverTable
+
         if os_name == "windows":
             toolkits = tuple((c.version, c.driver_min_windows) for c in self.cuda if c.driver_min_windows)
             families = tuple((f.major, f.driver_min_windows) for f in self.cuda_families if f.driver_min_windows)
@@ -103,8 +207,10 @@ class Matrix:
         return DriverTable(toolkits, families)
 
     def cuda_release(self, cuda: CudaVersion) -> CudaRelease | None:
-        rows = [c for c in self.cuda if _same_series(c.version, cuda)]
-        return min(rows, key=lambda c: c.version) if rows else None
+        if cuda not in self._cuda_rows:
+            rows = [c for c in self.cuda if _same_series(c.version, cuda)]
+            self._cuda_rows[cuda] = min(rows, key=lambda c: c.version) if rows else None
+        return self._cuda_rows[cuda]
 
     def cudnn_releases(self, series: CudnnVersion | None = None) -> list[CudnnRelease]:
         rows = self.cudnn if series is None else [c for c in self.cudnn if c.version.series == series.series]
@@ -152,14 +258,23 @@ def _pinned_version(spec: SpecifierSet) -> Version | None:
 
 def parse_matrix(text: str, path: str = "compat_matrix.toml") -> Matrix:
     """Validate and build a Matrix from TOML text. Raises MatrixError naming file, line, row and field."""
+    return _validate(text, path)[0]
+
+
+def _validate(text: str, path: str) -> tuple[Matrix, dict[str, list[tuple[int, int, Any]]]]:
+    """The built matrix, and its rows as plain data: table -> [(row index, header line, the row's dict)]."""
+    from .schema import BUILDERS, TABLES, iter_rows, toml_loads
+
     try:
         doc = toml_loads(text)
     except Exception as exc:  # tomllib.TOMLDecodeError, whose message holds "(at line N, column M)"
         m = re.search(r"line (\d+)", str(exc))
         raise MatrixError(f"not valid TOML: {exc}", path, int(m.group(1)) if m else None) from exc
     built: dict[str, list[Any]] = {t: [] for t in TABLES}
+    raw: dict[str, list[tuple[int, int, Any]]] = {t: [] for t in TABLES}
     for table, row in iter_rows(doc, path, text):
         built[table].append(BUILDERS[table](row))
+        raw[table].append((row.index, row.line, row.data))
     matrix = Matrix(
         path=path,
         frameworks=built["framework"],
@@ -170,7 +285,24 @@ def parse_matrix(text: str, path: str = "compat_matrix.toml") -> Matrix:
         gpus=built["gpu"],
     )
     _check_overlaps(matrix)
-    return matrix
+    return matrix, raw
+
+
+def cached_rows(matrix: Matrix, raw: dict[str, list[tuple[int, int, Any]]]) -> dict[str, Any]:
+    """What the matrix cache keeps: each table, and each package's framework and wheel_pins rows, marshalled."""
+    import marshal
+
+    per_package: dict[str, dict[str, list[tuple[int, int, Any]]]] = {"framework": {}, "wheel_pins": {}}
+    for f, r in zip(matrix.frameworks, raw["framework"]):
+        for name in f.names:
+            per_package["framework"].setdefault(name, []).append(r)
+    for p, r in zip(matrix.wheel_pins, raw["wheel_pins"]):
+        per_package["wheel_pins"].setdefault(p.package, []).append(r)
+    return {
+        "tables": {t: marshal.dumps(rows) for t, rows in raw.items()},
+        "packages": {t: {n: marshal.dumps(rows) for n, rows in d.items()} for t, d in per_package.items()},
+        "names": matrix.packages(),
+    }
 
 
 def _check_overlaps(matrix: Matrix) -> None:
@@ -193,17 +325,32 @@ _CACHE: dict[str, Matrix] = {}
 
 
 def load_matrix(path: str | Path | None = None) -> Matrix:
-    """Load (once per process) and validate the matrix at ``path``, by default the packaged one."""
+    """Load (once per process) and validate the matrix at ``path``, by default the packaged one.
+
+    Rows validated once are kept in the matrix cache (see ``matrix_cache``), keyed by the file's sha256.
+    """
+    from . import matrix_cache
+
     p = Path(path) if path is not None else default_matrix_path()
     key = str(p)
     if key in _CACHE:
         return _CACHE[key]
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except FileNotFoundError as exc:
         raise MatrixError("compatibility matrix not found (is the package installed correctly?)", str(p)) from exc
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise MatrixError(f"cannot read the compatibility matrix: {exc}", str(p)) from exc
-    matrix = parse_matrix(text, str(p))
+    digest = matrix_cache.file_digest(data)
+    rows = matrix_cache.read(digest)
+    if rows is not None:
+        matrix = Matrix.from_rows(str(p), rows)
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MatrixError(f"cannot read the compatibility matrix: {exc}", str(p)) from exc
+        matrix, raw = _validate(text, str(p))
+        matrix_cache.write(digest, cached_rows(matrix, raw))
     _CACHE[key] = matrix
     return matrix

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 
 from .errors import UserError
 from .matrix import Matrix
 from .model import FrameworkRelease
+from .pkgname import canonicalize_name
 from .versions import CudaVersion, CudnnVersion, VersionError
 
 

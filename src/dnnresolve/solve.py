@@ -8,17 +8,18 @@ verdict carries its reason and the source of the matrix row that states the fact
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from .compat import CudnnRule, binary_runs_on, cudnn_compatible, cudnn_rule_text
 from .matrix import Matrix
 from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime, WheelPins
+from .pkgname import canonicalize_name
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
@@ -136,8 +137,8 @@ def needs_system_cuda(release: FrameworkRelease, matrix: Matrix | None = None) -
 def bundled_extra(release: FrameworkRelease, matrix: Matrix) -> str | None:
     """The extra ("" for none) whose install brings the CUDA libraries as nvidia-* wheels, if the matrix knows one."""
     for name in release.names:
-        for pins in matrix.wheel_pins:
-            if pins.package == name and release.matches(pins.version) and pins.requires:
+        for pins in matrix.wheel_pins_of(name):
+            if release.matches(pins.version) and pins.requires:
                 return pins.extra
     return None
 
@@ -391,6 +392,16 @@ def _just_below(v: Version) -> str:
     return "0"
 
 
+@functools.lru_cache(maxsize=1024)
+def pinned_specifiers(requires: tuple[str, ...]) -> dict[str, SpecifierSet]:
+    """The nvidia-* pins of a wheel_pins row by package name, parsed once per process (check asks often)."""
+    out: dict[str, SpecifierSet] = {}
+    for text in requires:
+        req = Requirement(text)
+        out[canonicalize_name(req.name)] = req.specifier
+    return out
+
+
 def find_conflicts(results: Sequence[RequirementResult], matrix: Matrix) -> list[str]:
     """Pinned nvidia-* wheels of two requested releases that no single version satisfies."""
     pinned: list[tuple[str, dict[str, SpecifierSet]]] = []
@@ -400,9 +411,7 @@ def find_conflicts(results: Sequence[RequirementResult], matrix: Matrix) -> list
             continue
         wanted: dict[str, SpecifierSet] = {}
         for p in _pins_of(r, best.release, matrix)[:1]:
-            for text in p.requires:
-                req = Requirement(text)
-                wanted[canonicalize_name(req.name)] = req.specifier
+            wanted.update(pinned_specifiers(p.requires))
         pinned.append((f"{r.requirement}", wanted))
     out = []
     for i, (name_a, a) in enumerate(pinned):
@@ -419,7 +428,7 @@ def _pins_of(r: RequirementResult, release: FrameworkRelease, matrix: Matrix) ->
     """The nvidia-* pins pip would meet for this requirement: its extra, the pinned patch release if
     the metadata of that one is known, else the newest known release the row covers."""
     extra = next(iter(sorted(r.requirement.extras)), "")
-    pins = [p for p in matrix.wheel_pins if p.package in release.names and release.matches(p.version)]
+    pins = [p for n in release.names for p in matrix.wheel_pins_of(n) if release.matches(p.version)]
     pins = [p for p in pins if p.extra == extra] or ([p for p in pins if p.extra == ""] if not extra else [])
     pinned, _ = _split_local(r.requirement.specifier)
     exact = [p for p in pins if pinned.contains(p.version, prereleases=True)]

@@ -17,10 +17,9 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from packaging.utils import canonicalize_name
-
 from ..errors import UserError
 from ..model import InstalledPackage, Module, Runtime
+from ..pkgname import canonicalize_name
 from ..versions import ComputeCapability, VersionError, parse_build_tag
 from . import conda, cuda, cudnn, driver, gpu, linker, modules, nvml, python_env, smi
 from .context import ProbeContext

@@ -15,8 +15,7 @@ import re
 from dataclasses import dataclass, field
 from importlib import metadata
 
-from packaging.utils import canonicalize_name
-
+from ..pkgname import canonicalize_name
 from ..versions import PythonVersion, VersionError
 from .context import ProbeContext
 

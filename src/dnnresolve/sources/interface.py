@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Protocol
 
 from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 
+from ..pkgname import canonicalize_name
 from .matchspec import MatchSpec
 
 

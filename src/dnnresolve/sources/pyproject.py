@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 
 from ..errors import UserError
+from ..pkgname import canonicalize_name
 from . import poetry
 from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
 from .text import first_line
