@@ -44,8 +44,9 @@ def release_record(matrix: Matrix, row: FrameworkRelease) -> dict[str, Any]:
 
     pins = [
         {"extra": p.extra, "platform": p.platform, "requires": list(p.requires), "source": p.source}
-        for p in matrix.wheel_pins
-        if p.package in row.names and row.matches(p.version)
+        for name in row.names
+        for p in matrix.wheel_pins_of(name)
+        if row.matches(p.version)
     ]
     return {
         "package": row.package,
@@ -82,8 +83,8 @@ def matrix_query(
     os_name: str | None = None,
 ) -> MatrixResult:
     """Rows for ``spec`` (a package or requirement), filtered by CUDA / cuDNN series and OS."""
-    rows = list(matrix.frameworks)
     query = spec or ""
+    rows = [] if spec else list(matrix.frameworks)  # one package's rows are built alone when a spec names it
     if spec:
         try:
             req = Requirement(spec)
