@@ -13,7 +13,6 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from importlib import metadata
 
 from ..pkgname import canonicalize_name
 from ..versions import PythonVersion, VersionError
@@ -133,14 +132,6 @@ def _from_files(ctx: ProbeContext, report: PythonReport) -> None:
             report.glibc = m.group(1)
 
 
-def _requires_nvidia(dist: metadata.Distribution) -> bool:
-    try:
-        requires = dist.requires or []
-    except (OSError, ValueError):
-        return False
-    return any(canonicalize_name(re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0]).startswith("nvidia-") for r in requires)
-
-
 def _version_from_layout(ctx: ProbeContext, report: PythonReport, prefix: str, site_dir: str) -> None:
     if report.version is not None:
         return
@@ -163,23 +154,42 @@ def _version_from_layout(ctx: ProbeContext, report: PythonReport, prefix: str, s
         report.version_from = site_dir
 
 
+_META_DIR = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-(?P<version>[0-9][^-]*?)(?:-py\d[\d.]*)?\.(?:dist|egg)-info$"
+)
+_NVIDIA_REQUIRES = re.compile(r"^Requires-Dist:\s*nvidia[-_.]", re.MULTILINE | re.IGNORECASE)
+_METADATA_LIMIT = 1 << 20
+
+
 def _distributions(ctx: ProbeContext, site_dirs: list[str]) -> list[Distribution]:
+    """Installed distributions from their metadata directories' names (``torch-2.1.0+cu118.dist-info``), as
+    PEP 376 and the wheel spec name them; only the METADATA text is searched for nvidia-* requirements, so a
+    site-packages of hundreds of packages is read in milliseconds, not parsed as e-mail."""
     found: dict[str, Distribution] = {}
     for site in site_dirs:
+        host = ctx.host(site)
         try:
-            dists = list(metadata.distributions(path=[ctx.host(site)]))
+            entries = sorted(os.listdir(host))
         except OSError as exc:
             ctx.note(f"{site}: {exc}")
             continue
-        for dist in dists:
-            try:
-                name = dist.metadata["Name"]
-                version = dist.version
-            except (KeyError, OSError, ValueError):
+        for entry in entries:
+            m = _META_DIR.match(entry)
+            if not m:
                 continue
-            if not name or not version:
+            key = canonicalize_name(m.group("name"))
+            if key in found:  # the first on sys.path wins, as at import
                 continue
-            key = canonicalize_name(name)
-            if key not in found:  # the first on sys.path wins, as at import
-                found[key] = Distribution(key, version, site, _requires_nvidia(dist))
+            meta = os.path.join(host, entry, "METADATA" if entry.endswith(".dist-info") else "PKG-INFO")
+            found[key] = Distribution(key, m.group("version"), site, _requires_nvidia_text(meta))
     return sorted(found.values(), key=lambda d: d.name)
+
+
+def _requires_nvidia_text(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read(_METADATA_LIMIT)
+    except OSError:
+        return False
+    head = text.split("\n\n", 1)[0]  # the headers; the long description follows the first blank line
+    return _NVIDIA_REQUIRES.search(head) is not None
