@@ -81,6 +81,11 @@ def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None
         sys.stdout.write(to_sh(plan))
         return
     out = console()
+    if runtime.driver is None and not runtime.gpus:
+        out.print(
+            "[dim]No NVIDIA driver or GPU is known for this machine; the checks that need one show '?'. "
+            "To plan for another machine give --driver and --gpu, or --target PROFILE.json.[/]"
+        )
     for rp in plan.requirements:
         _emit_requirement(out, rp)
     for c in plan.conflicts:
