@@ -82,7 +82,8 @@ def read_lines(
 
 def _option(file: str, number: int, line: str, base: Path, state: PipLines, constraint: bool) -> None:
     m = re.match(r"(--?[A-Za-z][\w-]*)(?:\s*=\s*|\s+)?(.*)$", line)
-    assert m is not None
+    if m is None:  # "-", "--", "-1": a dash that starts no option pip knows
+        raise UserError(f"not an option or a requirement: {line!r}", file, number)
     opt, value = m.group(1), m.group(2).strip()
     if opt in ("-r", "--requirement", "-c", "--constraint"):
         _include(file, number, value, base, state, constraint or opt in ("-c", "--constraint"))

@@ -24,3 +24,32 @@ def line_of(text: str, offset: int) -> int:
 def first_line(exc: Exception) -> str:
     """An exception's message without the caret diagrams some parsers add on further lines."""
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+MAX_NESTING = 100  # brackets deeper than this are no requirement file (and would exhaust a parser's recursion)
+
+
+def too_deep_line(text: str, limit: int = MAX_NESTING) -> int | None:
+    """The first line where ``[``/``{`` (YAML's ``- `` too) nest deeper than ``limit``, outside quoted strings;
+    None when they never do. Used to name the line when a parser runs out of recursion."""
+    depth, line, quote = 0, 1, ""
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            line += 1
+        elif quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return line
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return None
