@@ -63,6 +63,8 @@ def _read_or_clear_error(path: Path, data: bytes, matrix: Matrix) -> None:
         assert "\n" not in str(exc), str(exc)
 
 
+# Numbers of every size: Python refuses to convert more than 4300 digits, and a parser must not crash on that.
+digits = st.one_of(st.from_regex(r"\d{1,8}", fullmatch=True), st.integers(4000, 5000).map(lambda n: "7" * n))
 junk = st.one_of(st.text(max_size=200), st.binary(max_size=200).map(lambda b: b.decode("latin-1")))
 requirement_lines = st.sampled_from(
     [
@@ -142,8 +144,16 @@ pyproject_keys = st.sampled_from(
         "index-url", "sources", "source", "driver", "cuda", "cudnn", "os", "gpu", "packages", "version",
     ]
 )
+poetry_constraints = st.tuples(st.sampled_from(["^", "~", "", ">=", "~="]), digits, digits).map(
+    lambda t: f'torch = "{t[0]}{t[1]}.{t[2]}"'
+)
 toml_docs = st.lists(
-    st.one_of(pyproject_tables, st.tuples(pyproject_keys, toml_values).map(lambda kv: f"{kv[0]} = {kv[1]}"), junk),
+    st.one_of(
+        pyproject_tables,
+        st.tuples(pyproject_keys, toml_values).map(lambda kv: f"{kv[0]} = {kv[1]}"),
+        poetry_constraints,
+        junk,
+    ),
     max_size=12,
 )
 
@@ -237,7 +247,23 @@ explain_lines = st.sampled_from(
 )
 
 
-@given(st.lists(st.one_of(explain_lines, junk), min_size=1, max_size=10))
+numbered_explain_lines = st.tuples(
+    st.sampled_from(
+        [
+            "ImportError: libcudnn.so.{}: cannot open shared object file: No such file or directory",
+            "Could not load dynamic library 'libcudart.so.{}.0'; dlerror: libcudart.so.{}.0: cannot open shared object",
+            "Loaded runtime CuDNN library: {} (compatibility version {}) but source was compiled with 5103",
+            "Loaded runtime CuDNN library: 8.{}.0 but source was compiled with 8.{}.0. CuDNN library needs to have "
+            "matching major version and equal or higher minor version.",
+            "The NVIDIA driver on your system is too old (found version {}).",
+            "GPU with CUDA capability sm_{} is not compatible with the current PyTorch installation.",
+        ]
+    ),
+    digits,
+).map(lambda td: td[0].replace("{}", td[1]))
+
+
+@given(st.lists(st.one_of(explain_lines, numbered_explain_lines, junk), min_size=1, max_size=10))
 def test_explain_scans_any_text(words: list[str]) -> None:
     try:
         with open_input(words, None) as (_, lines):
@@ -257,7 +283,6 @@ def test_explain_reads_any_log_file(project: Path, data: bytes) -> None:
         _one_line_error_naming(exc, str(log))
 
 
-digits = st.from_regex(r"\d{1,6000}", fullmatch=True)
 smi_lines = st.sampled_from(
     [
         "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |",
@@ -301,9 +326,12 @@ def test_cuda_version_json(text: str) -> None:
     assert version is None or isinstance(version, CudaVersion)
 
 
-module_lines = st.sampled_from(
-    ["/opt/apps/modulefiles:", "cuda/", "cuda/8.0", "cudnn/5.1 (L)", "cudnn/5.0 <D>", "Lmod has detected an error",
-     "apps/cudnn/7.6.5.lua", "cuda(default)", "/", "(L)"]
+module_lines = st.one_of(
+    st.sampled_from(
+        ["/opt/apps/modulefiles:", "cuda/", "cuda/8.0", "cudnn/5.1 (L)", "cudnn/5.0 <D>", "Lmod has detected an error",
+         "apps/cudnn/7.6.5.lua", "cuda(default)", "/", "(L)"]
+    ),
+    digits.map(lambda d: f"cudnn/{d}.1"),
 )
 
 

@@ -179,7 +179,7 @@ def _version_from_libs(ctx: ProbeContext, root: str) -> tuple[str, CudaVersion |
     best: tuple[tuple[int, ...], str] | None = None
     for d in (root, f"{root}/lib64", f"{root}/lib", f"{root}/targets/x86_64-linux/lib"):
         for path in ctx.glob(f"{d}/libcudart.so.*"):
-            m = re.search(r"libcudart\.so\.(\d+\.\d+(?:\.\d+)?)$", path)
+            m = re.search(r"libcudart\.so\.(\d{1,6}\.\d{1,6}(?:\.\d{1,6})?)$", path)
             if m:
                 key = tuple(int(p) for p in m.group(1).split("."))
                 if best is None or key > best[0]:

@@ -47,7 +47,7 @@ def _one(p: str) -> str:
 
 
 def _numbers(v: str) -> list[int]:
-    m = re.match(r"^(\d+(?:\.\d+)*)", v)
+    m = re.match(r"^(\d{1,9}(?:\.\d{1,9})*)(?!\d)", v)
     if not m:
         raise PoetryConstraintError(f"not a version: {v!r}")
     return [int(x) for x in m.group(1).split(".")]
