@@ -210,12 +210,24 @@ def load_profile(path: str) -> Runtime:
     """Read a profile file (``--target FILE``)."""
     import json
 
+    from .sources.text import decode, too_deep_line
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_PROFILE_BYTES + 1)
     except OSError as exc:
         raise UserError(f"cannot read: {exc.strerror or exc}", path) from None
+    if len(raw) > MAX_PROFILE_BYTES:
+        raise UserError(f"larger than {MAX_PROFILE_BYTES // 2**20} MiB: not a runtime profile", path)
+    text = decode(raw, path)
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise UserError("not JSON: nested too deeply", path, too_deep_line(text)) from None
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise UserError(f"not JSON: {getattr(exc, 'msg', exc)}", path, line) from None
     return runtime_from_json(data, path)
+
+
+MAX_PROFILE_BYTES = 16 * 2**20  # a detected profile is a few kilobytes

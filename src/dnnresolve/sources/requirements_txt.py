@@ -17,7 +17,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from ..errors import UserError
 from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
-from .text import decode, first_line
+from .text import first_line, read_source
 
 _OPTION_SPLIT = re.compile(r"\s+(?=--?[A-Za-z])")
 _COMMENT = re.compile(r"(^|\s+)#.*$")
@@ -119,7 +119,7 @@ def _include(file: str, number: int, value: str, base: Path, state: PipLines, co
         raise UserError(f"include cycle: {chain}", file, number)
     if not resolved.is_file():
         raise UserError(f"include {value!r}: no such file", file, number)
-    text = decode(resolved.read_bytes(), shown)
+    text = read_source(resolved, shown)
     state.includes.append(shown)
     state.stack.append(resolved)
     group = f"-c {value}" if constraint else f"-r {value}"

@@ -2,19 +2,59 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..errors import UserError
+
+MAX_LINE_BYTES = 2**20  # requirement lines are short; a megabyte is no requirement
+MAX_SOURCE_BYTES = 16 * 2**20  # nor is a file of more than this
+
+
+def read_source(path: Path, shown: str) -> str:
+    """A requirement file's text, read with bounds: at most MAX_SOURCE_BYTES, no line over MAX_LINE_BYTES."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_SOURCE_BYTES + 1)
+    except FileNotFoundError as exc:
+        raise UserError("no such file", shown) from exc
+    except IsADirectoryError as exc:
+        raise UserError("is a directory", shown) from exc
+    except OSError as exc:
+        raise UserError(f"cannot read: {exc.strerror}", shown) from exc
+    text = decode(data, shown)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise UserError(f"larger than {MAX_SOURCE_BYTES // 2**20} MiB: not a requirement file", shown)
+    return text
 
 
 def decode(data: bytes, file: str) -> str:
-    """UTF-8 text (a BOM is allowed); binary data or invalid UTF-8 is a UserError at its line."""
+    """UTF-8 text (a BOM is allowed); binary data, invalid UTF-8 or a line over MAX_LINE_BYTES is a UserError
+    at its line."""
     nul = data.find(b"\x00")
     if nul >= 0:
         raise UserError("binary data, not a text file", file, data.count(b"\n", 0, nul) + 1)
+    long_line = _overlong_line(data)
+    if long_line:
+        raise UserError(f"line longer than {MAX_LINE_BYTES // 2**20} MiB", file, long_line)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise UserError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", file, line) from exc
+
+
+def _overlong_line(data: bytes) -> int:
+    """The number of the first line longer than MAX_LINE_BYTES, or 0."""
+    if len(data) <= MAX_LINE_BYTES:
+        return 0
+    start, number = 0, 1
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if end - start > MAX_LINE_BYTES:
+            return number
+        start, number = end + 1, number + 1
+    return 0
 
 
 def line_of(text: str, offset: int) -> int:
