@@ -209,17 +209,11 @@ def runtime_from_json(data: Any, file: str) -> Runtime:
 def load_profile(path: str) -> Runtime:
     """Read a profile file (``--target FILE``)."""
     import json
+    from pathlib import Path
 
-    from .sources.text import decode, too_deep_line
+    from .sources.text import read_source, too_deep_line
 
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_PROFILE_BYTES + 1)
-    except OSError as exc:
-        raise UserError(f"cannot read: {exc.strerror or exc}", path) from None
-    if len(raw) > MAX_PROFILE_BYTES:
-        raise UserError(f"larger than {MAX_PROFILE_BYTES // 2**20} MiB: not a runtime profile", path)
-    text = decode(raw, path)
+    text = read_source(Path(path), path, "a runtime profile")
     try:
         data = json.loads(text)
     except RecursionError:
@@ -228,6 +222,3 @@ def load_profile(path: str) -> Runtime:
         line = getattr(exc, "lineno", None)
         raise UserError(f"not JSON: {getattr(exc, 'msg', exc)}", path, line) from None
     return runtime_from_json(data, path)
-
-
-MAX_PROFILE_BYTES = 16 * 2**20  # a detected profile is a few kilobytes

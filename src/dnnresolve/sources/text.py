@@ -10,8 +10,8 @@ MAX_LINE_BYTES = 2**20  # requirement lines are short; a megabyte is no requirem
 MAX_SOURCE_BYTES = 16 * 2**20  # nor is a file of more than this
 
 
-def read_source(path: Path, shown: str) -> str:
-    """A requirement file's text, read with bounds: at most MAX_SOURCE_BYTES, no line over MAX_LINE_BYTES."""
+def read_source(path: Path, shown: str, what: str = "a requirement file") -> str:
+    """A small text file, read with bounds: at most MAX_SOURCE_BYTES, no line over MAX_LINE_BYTES."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_SOURCE_BYTES + 1)
@@ -21,21 +21,19 @@ def read_source(path: Path, shown: str) -> str:
         raise UserError("is a directory", shown) from exc
     except OSError as exc:
         raise UserError(f"cannot read: {exc.strerror}", shown) from exc
-    text = decode(data, shown)
+    long_line = _overlong_line(data)  # before the size: a huge line says where it is
+    if long_line:
+        raise UserError(f"line longer than {MAX_LINE_BYTES // 2**20} MiB: not {what}", shown, long_line)
     if len(data) > MAX_SOURCE_BYTES:
-        raise UserError(f"larger than {MAX_SOURCE_BYTES // 2**20} MiB: not a requirement file", shown)
-    return text
+        raise UserError(f"larger than {MAX_SOURCE_BYTES // 2**20} MiB: not {what}", shown)
+    return decode(data, shown)
 
 
 def decode(data: bytes, file: str) -> str:
-    """UTF-8 text (a BOM is allowed); binary data, invalid UTF-8 or a line over MAX_LINE_BYTES is a UserError
-    at its line."""
+    """UTF-8 text (a BOM is allowed); binary data or invalid UTF-8 is a UserError at its line."""
     nul = data.find(b"\x00")
     if nul >= 0:
         raise UserError("binary data, not a text file", file, data.count(b"\n", 0, nul) + 1)
-    long_line = _overlong_line(data)
-    if long_line:
-        raise UserError(f"line longer than {MAX_LINE_BYTES // 2**20} MiB", file, long_line)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
