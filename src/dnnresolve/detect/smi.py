@@ -60,6 +60,9 @@ def start(ctx: ProbeContext) -> None:
 def probe(ctx: ProbeContext) -> SmiReport:
     program = find_nvidia_smi(ctx)
     if program is None:
+        for d in [*ctx.env_paths("PATH"), *SMI_DIRS]:
+            if ctx.is_file(f"{d}/nvidia-smi"):
+                return SmiReport(failure=f"nvidia-smi: {d}/nvidia-smi is not executable")
         return SmiReport(failure="nvidia-smi: not found on PATH")
     report = SmiReport(program=program)
     if not ctx.run_programs:
