@@ -115,7 +115,7 @@ def test_runtime_flags_and_the_matrix_make_fixes_concrete(run_cli: RunCli) -> No
     r = run_cli("explain", "--target", "profile.json", REVERSED)
     assert (
         r.returncode == 2
-        and r.stderr == "dnnresolve explain: error: profile.json: cannot read: No such file or directory\n"
+        and r.stderr == "dnnresolve explain: error: profile.json: no such file\n"
     )
 
 

@@ -280,6 +280,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     debug = bool(getattr(args, "debug", False)) or os.environ.get("DNNRESOLVE_DEBUG") == "1"
+    from .render.redacting import redacted_output
+
+    with redacted_output():
+        return _run(args, debug)
+
+
+def _run(args: argparse.Namespace, debug: bool) -> int:
     try:
         status: int = args.handler(args)
         return status
