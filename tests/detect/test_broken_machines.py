@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from dnnresolve.detect import detect_runtime
+from dnnresolve.detect import _guarded, detect_runtime
+from dnnresolve.detect.context import ProbeContext
 from dnnresolve.model import Runtime
 from dnnresolve.versions import CudaVersion, CudnnVersion, DriverVersion
 
@@ -170,3 +171,22 @@ def test_everything_broken_at_once(machine: Machine) -> None:
     rt = detect(root, {**PATH_ENV, "CONDA_PREFIX": "/gone", "LMOD_CMD": str(BIN / "lmod-error/lmod")})
     assert "nvidia-smi: killed by SIGSEGV" in rt.notes
     assert_files_still_answer(rt)
+
+
+def test_a_version_file_with_an_impossible_version(machine: Machine) -> None:
+    root = machine("modern")
+    (root / "usr/local/cuda-12.4/version.json").unlink()
+    (root / "usr/local/cuda-12.4/version.txt").write_text("CUDA Version 1234567.0\n")
+    rt = detect(root)
+    assert "/usr/local/cuda-12.4/version.txt: no CUDA version in it" in rt.notes
+    assert_files_still_answer(rt)  # CUDA from libcudart's name instead
+
+
+def test_a_probe_that_fails_in_a_way_nobody_foresaw_is_a_note() -> None:
+    ctx = ProbeContext(None, {}, timeout=1, run_programs=False)
+    try:
+        answer = _guarded(ctx, "cuda", lambda: [1 // int("0")], list)
+    finally:
+        ctx.close()
+    assert answer == []
+    assert ctx.notes == ["cuda probe failed: ZeroDivisionError: integer division or modulo by zero"]
