@@ -17,6 +17,7 @@ import pty
 import select
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -232,3 +233,31 @@ def test_no_command_writes_outside_the_cache_directory(run_cli: Run, tmp_path: P
             assert r.returncode in (0, 1), (command, r.stderr)
     assert snapshot(tmp_path, cache) == before
     assert any(cache.rglob("*.toml")), "update wrote its matrix into the cache directory"
+
+
+def test_the_cache_is_replaced_atomically_a_reader_never_sees_half_a_matrix(tmp_path: Path) -> None:
+    """`update` writes a temporary file and renames it over the old one: a command reading the cache at the
+    same moment sees the old matrix or the new one, whole, never a mixture or a truncated file."""
+    from dnnresolve.matrix_source import _atomic_write
+
+    target = tmp_path / "matrix.toml"
+    versions = [bytes([65 + i]) * (8 * 2**20) for i in range(2)]  # 8 MiB each: a write takes a while
+    _atomic_write(target, versions[0])
+    seen: set[tuple[int, int]] = set()
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            data = target.read_bytes()
+            seen.add((len(data), len(set(data))))
+
+    worker = threading.Thread(target=reader)
+    worker.start()
+    try:
+        for i in range(6):
+            _atomic_write(target, versions[(i + 1) % 2])
+    finally:
+        stop.set()
+        worker.join()
+    assert seen == {(8 * 2**20, 1)}
+    assert not [p for p in tmp_path.iterdir() if p.name != "matrix.toml"], "a temporary file was left behind"
