@@ -98,7 +98,16 @@ requirement_lines = st.sampled_from(
 )
 
 
-@given(st.lists(st.one_of(requirement_lines, junk), max_size=12), st.sampled_from(["\n", "\r\n"]), st.booleans())
+pinned = st.tuples(
+    st.sampled_from(["torch", "tensorflow-gpu", "jax"]), st.sampled_from(["==", ">=", "~=", "<"]), digits
+)
+
+
+@given(
+    st.lists(st.one_of(requirement_lines, pinned.map("".join), junk), max_size=12),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
 def test_requirements_txt(project: Path, lines: list[str], newline: str, bom: bool) -> None:
     data = ("\ufeff" if bom else "") + newline.join(lines)
     _read_or_clear_error(project / "requirements.txt", data.encode("utf-8", "surrogatepass"), _matrix())
@@ -198,7 +207,12 @@ yaml_lines = st.sampled_from(
 )
 
 
-@given(st.lists(st.one_of(yaml_lines, junk), max_size=12))
+conda_numbered = st.tuples(
+    st.sampled_from(["  - cudatoolkit={}", "  - cudnn {}.1", "  - pytorch>={},<2", "    - torch=={}"]), digits
+).map(lambda td: td[0].format(td[1]))
+
+
+@given(st.lists(st.one_of(yaml_lines, conda_numbered, junk), max_size=12))
 def test_environment_yml(project: Path, lines: list[str]) -> None:
     _read_or_clear_error(project / "environment.yml", "\n".join(lines).encode("utf-8", "surrogatepass"), _matrix())
 

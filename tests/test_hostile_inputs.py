@@ -115,3 +115,15 @@ def test_bom_and_crlf_read_like_plain_files(run_cli: Run, project: Path) -> None
     report = json.loads(outputs[0])
     assert report["checked"] == ["tensorflow-gpu", "torch"]
     assert [(f["line"], f["package"]) for f in report["findings"]] == [(1, "torch")], report["findings"]
+
+
+def test_a_version_of_thousands_of_digits(run_cli: Run, tmp_path: Path, project: Path) -> None:
+    """packaging reads it; Python then refuses to turn more than 4300 digits into a number."""
+    huge = "7" * 5000
+    (project / "requirements.txt").write_text(f"numpy\ntorch=={huge}\n")
+    line = run_hostile(run_cli, tmp_path, project, "check", "requirements.txt")
+    assert line.startswith(f"dnnresolve check: error: requirements.txt:2: not a valid requirement 'torch=={huge}'")
+    assert line.endswith("has a number longer than 30 digits")
+    for command in (["plan", f"torch=={huge}", "--no-detect"], ["matrix", f"torch>={huge}"]):
+        line = run_hostile(run_cli, tmp_path, project, *command)
+        assert line.startswith(f"dnnresolve {command[0]}: error: not a requirement: 'torch"), line

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import InvalidRequirement
 from packaging.utils import canonicalize_name
 
 from .errors import UserError
 from .matrix import Matrix
 from .model import FrameworkRelease
+from .sources.interface import parse_requirement
 from .versions import CudaVersion, CudnnVersion, VersionError
 
 
@@ -86,7 +87,7 @@ def matrix_query(
     query = spec or ""
     if spec:
         try:
-            req = Requirement(spec)
+            req = parse_requirement(spec)
         except InvalidRequirement as exc:
             raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
         name = canonicalize_name(req.name)

@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import InvalidRequirement
 
 from ..errors import UserError
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
+from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line
 from .tomllines import TomlLines, load_toml
 
@@ -58,7 +58,7 @@ def _add(
     version = "" if version.strip() == "*" else version.strip()
     text = name + (f"[{','.join(extras)}]" if extras else "") + version + (f"; {markers}" if markers else "")
     try:
-        req = Requirement(text)
+        req = parse_requirement(text)
     except InvalidRequirement as exc:
         raise UserError(f"not a valid requirement {raw}: {first_line(exc)}", sf.path, line) from exc
     sf.requirements.append(LocatedRequirement(sf.path, line, raw, "pip", requirement=req, index=ctx, group=table))

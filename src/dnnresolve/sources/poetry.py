@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import InvalidRequirement
 
 from ..errors import UserError
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
+from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line
 from .tomllines import TomlLines
 
@@ -116,7 +116,7 @@ def _add(
         return
     text = name + (f"[{','.join(extras)}]" if extras else "") + specifier + (f"; {markers}" if markers else "")
     try:
-        req = Requirement(text)
+        req = parse_requirement(text)
     except InvalidRequirement as exc:
         raise UserError(f"cannot read poetry dependency {raw}: {first_line(exc)}", sf.path, line) from exc
     ctx = default_ctx

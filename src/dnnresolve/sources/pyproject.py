@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import InvalidRequirement
 from packaging.utils import canonicalize_name
 
 from ..errors import UserError
 from . import poetry
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
+from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line
 from .tomllines import TomlLines, load_toml
 
@@ -106,7 +106,7 @@ def _read_list(
         line = lines.string_line(tables, item, after) or after + 1
         after = line
         try:
-            req = Requirement(item)
+            req = parse_requirement(item)
         except InvalidRequirement as exc:
             raise UserError(f"not a valid requirement {item!r}: {first_line(exc)}", sf.path, line) from exc
         if req.url:

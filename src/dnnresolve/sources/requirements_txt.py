@@ -13,10 +13,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import InvalidRequirement
 
 from ..errors import UserError
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
+from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line, read_source
 
 _OPTION_SPLIT = re.compile(r"\s+(?=--?[A-Za-z])")
@@ -140,7 +140,7 @@ def _requirement(file: str, number: int, text: str, state: PipLines, constraint:
         state.skipped.append(Skipped(file, number, text, "URL, VCS or local path requirement: not checked"))
         return
     try:
-        req = Requirement(text)
+        req = parse_requirement(text)
     except InvalidRequirement as exc:
         raise UserError(f"not a valid requirement {text!r}: {first_line(exc)}", file, number) from exc
     if req.url:
