@@ -66,3 +66,8 @@ class TomlLines:
                 if pattern.search(self.lines[i]):
                     return i + 1
         return fallback
+
+
+def as_list(value: Any) -> list[Any]:
+    """A TOML value that should be an array; anything else (a number, a table, a string) counts as none."""
+    return value if isinstance(value, list) else []
