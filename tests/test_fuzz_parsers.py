@@ -1,14 +1,13 @@
 """Property tests: any input to a parser gives a result or a clear error, never a traceback.
 
-The number of examples is bounded for scripts/test; set HYPOTHESIS_PROFILE=long for a longer run.
+The number of examples is bounded for scripts/test; set HYPOTHESIS_PROFILE=long for a longer run (tests/conftest.py).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from dnnresolve.errors import MatrixError
@@ -23,10 +22,6 @@ from dnnresolve.versions import (
     parse_build_tag,
     parse_cuda_tag,
 )
-
-settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("long", max_examples=20000, deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 PARSERS = [
     CudaVersion.parse,

@@ -140,16 +140,17 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def _plan_from_args(args: argparse.Namespace) -> Plan:
-    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.requirements import InvalidRequirement
 
     from .plan import make_plan
     from .runtime_flags import runtime_for
     from .solve import solve
+    from .sources.interface import parse_requirement
 
     requirements = []
     for spec in args.specs:
         try:
-            requirements.append(Requirement(spec))
+            requirements.append(parse_requirement(spec))
         except InvalidRequirement as exc:
             raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
     matrix = _load_matrix(args)
@@ -278,6 +279,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     debug = bool(getattr(args, "debug", False)) or os.environ.get("DNNRESOLVE_DEBUG") == "1"
+    from .render.redacting import redacted_output
+
+    with redacted_output():
+        return _run(args, debug)
+
+
+def _run(args: argparse.Namespace, debug: bool) -> int:
     try:
         status: int = args.handler(args)
         return status

@@ -35,12 +35,14 @@ class InstallOutcome:
 
 def steps_from_specs(specs: Sequence[str]) -> list[Step]:
     """``pip install SPEC`` for requirements the matrix does not know (nothing to plan for them)."""
-    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.requirements import InvalidRequirement
+
+    from .sources.interface import parse_requirement
 
     steps = []
     for spec in specs:
         try:
-            Requirement(spec)
+            parse_requirement(spec)
         except InvalidRequirement as exc:
             raise UserError(f"{spec!r} is not a requirement: {exc}") from None
         steps.append(Step.pip_install(spec, description=f"install {spec} with pip"))

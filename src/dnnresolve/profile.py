@@ -209,12 +209,15 @@ def runtime_from_json(data: Any, file: str) -> Runtime:
 def load_profile(path: str) -> Runtime:
     """Read a profile file (``--target FILE``)."""
     import json
+    from pathlib import Path
 
+    from .sources.text import read_source, too_deep_line
+
+    text = read_source(Path(path), path, "a runtime profile")
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise UserError(f"cannot read: {exc.strerror or exc}", path) from None
+        data = json.loads(text)
+    except RecursionError:
+        raise UserError("not JSON: nested too deeply", path, too_deep_line(text)) from None
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise UserError(f"not JSON: {getattr(exc, 'msg', exc)}", path, line) from None

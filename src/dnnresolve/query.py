@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import InvalidRequirement
 
 from .errors import UserError
 from .matrix import Matrix
 from .model import FrameworkRelease
 from .pkgname import canonicalize_name
+from .sources.interface import parse_requirement
 from .versions import CudaVersion, CudnnVersion, VersionError
 
 
@@ -87,7 +88,7 @@ def matrix_query(
     rows = [] if spec else list(matrix.frameworks)  # one package's rows are built alone when a spec names it
     if spec:
         try:
-            req = Requirement(spec)
+            req = parse_requirement(spec)
         except InvalidRequirement as exc:
             raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
         name = canonicalize_name(req.name)

@@ -61,8 +61,22 @@ class Step:
         }
 
 
+_OUR_VARIABLES = re.compile(r"(\$(?:HOME|LD_LIBRARY_PATH|PATH|CUDA_HOME))(?![A-Za-z0-9_])")
+_PLAIN = re.compile(r"[A-Za-z0-9_/:.,+@%=-]+")
+
+
 def _quote_value(value: str) -> str:
-    """Shell-quote a variable's value; our own path templates keep ``$VAR`` expansion in double quotes."""
-    if re.fullmatch(r"[A-Za-z0-9_/$:.{}+-]+", value):
-        return f'"{value}"'
-    return shlex.quote(value)
+    """Shell-quote a variable's value. Only our own templates' variables ($HOME, $LD_LIBRARY_PATH...) expand,
+    in double quotes; everything else (a path from a profile may hold ``$(...)``) is quoted literally."""
+    out, run = [], ""
+    for piece in _OUR_VARIABLES.split(value):
+        if _OUR_VARIABLES.fullmatch(piece) or _PLAIN.fullmatch(piece):
+            run += piece
+        elif piece:
+            if run:
+                out.append(f'"{run}"')
+                run = ""
+            out.append(shlex.quote(piece))
+    if run:
+        out.append(f'"{run}"')
+    return "".join(out) or "''"

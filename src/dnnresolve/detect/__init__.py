@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import UserError
-from ..model import InstalledPackage, Module, Runtime
+from ..model import CudaInstall, CudnnInstall, Gpu, InstalledPackage, Module, Runtime
 from ..pkgname import canonicalize_name
 from ..versions import ComputeCapability, VersionError, parse_build_tag
 from . import conda, cuda, cudnn, driver, gpu, linker, modules, nvml, python_env, smi
@@ -27,6 +27,12 @@ from .overrides import apply_env_overrides, runtime_from_flags
 
 if TYPE_CHECKING:
     from ..matrix import Matrix
+
+T = TypeVar("T")
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
 
 __all__ = ["detect_runtime", "runtime_from_flags"]
 
@@ -65,17 +71,21 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None) -> Runtime:
         starter(ctx)
     nvml_answer = _in_background(lambda: nvml.probe(ctx))
 
-    drv = driver.probe_system(ctx)
-    py = python_env.probe(ctx)
-    env_conda = conda.probe(ctx)
-    mods = modules.probe(ctx)
-    cache = linker.read_ld_cache(ctx)
-    toolkits = cuda.probe(ctx, py, env_conda, mods, cache)
-    cudnns = cudnn.probe(ctx, toolkits, py, env_conda, mods, cache)
-    smi_report = smi.probe(ctx)
+    drv = _guarded(ctx, "driver", lambda: driver.probe_system(ctx), driver.DriverReport)
+    py = _guarded(ctx, "python", lambda: python_env.probe(ctx), python_env.PythonReport)
+    env_conda = _guarded(ctx, "conda", lambda: conda.probe(ctx), conda.CondaReport)
+    mods = _guarded(ctx, "modules", lambda: modules.probe(ctx), modules.ModulesReport)
+    cache = _guarded(ctx, "ldconfig", lambda: linker.read_ld_cache(ctx), linker.LdCache)
+    toolkits: list[CudaInstall] = _guarded(ctx, "cuda", lambda: cuda.probe(ctx, py, env_conda, mods, cache), list)
+    cudnns: list[CudnnInstall] = _guarded(
+        ctx, "cudnn", lambda: cudnn.probe(ctx, toolkits, py, env_conda, mods, cache), list
+    )
+    smi_report = _guarded(ctx, "nvidia-smi", lambda: smi.probe(ctx), smi.SmiReport)
     nvml_report = nvml_answer()
-    driver.merge_programs(ctx, drv, nvml_report, smi_report)
-    gpus = gpu.probe(ctx, nvml_report, smi_report, _capability_lookup(matrix))
+    _guarded(ctx, "driver", lambda: driver.merge_programs(ctx, drv, nvml_report, smi_report), lambda: None)
+    gpus: list[Gpu] = _guarded(
+        ctx, "gpu", lambda: gpu.probe(ctx, nvml_report, smi_report, _capability_lookup(matrix)), list
+    )
 
     rt = Runtime(os="linux")
     rt.system = drv.system
@@ -118,6 +128,16 @@ def _expected_absence(failure: str, drv: driver.DriverReport, rt: Runtime) -> bo
     """ "Not found" is news only when something says there should be a driver."""
     quiet = ("not found", "not used under --root", "turned off")
     return drv.driver is None and any(q in failure for q in quiet)
+
+
+def _guarded(ctx: ProbeContext, name: str, probe: Callable[[], T], empty: Callable[[], T]) -> T:
+    """Run one probe; an error nobody foresaw (a machine stranger than our fixtures) becomes a note and the
+    probe's empty answer, so the other probes still report."""
+    try:
+        return probe()
+    except Exception as exc:  # the promise: a failed probe is a note, never a crash
+        ctx.note(f"{name} probe failed: {type(exc).__name__}: {first_line(str(exc))}")
+        return empty()
 
 
 def _in_background(job: Callable[[], nvml.NvmlReport]) -> Callable[[], nvml.NvmlReport]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import signal
+import stat
 import subprocess
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -44,7 +45,14 @@ class ProgramResult:
             return self.error
         text = (self.stderr.strip() or self.stdout.strip()).splitlines()
         first = text[0].strip() if text else ""
-        return f"exit status {self.returncode}" + (f": {first}" if first else "")
+        if self.returncode is not None and self.returncode < 0:
+            try:
+                status = f"killed by {signal.Signals(-self.returncode).name}"
+            except ValueError:
+                status = f"killed by signal {-self.returncode}"
+        else:
+            status = f"exit status {self.returncode}"
+        return status + (f": {first}" if first else "")
 
 
 class ProbeContext:
@@ -101,11 +109,30 @@ class ProbeContext:
     def read_text(self, path: str) -> str | None:
         """A small text file's content, or None when it is absent or unreadable."""
         try:
-            with open(self.host(path), "rb") as fh:
-                data = fh.read(MAX_READ)
+            # O_NONBLOCK: a FIFO or a device in place of a version file must not hang the probe
+            fd = os.open(self.host(path), os.O_RDONLY | os.O_NONBLOCK)
+        except PermissionError:
+            self.note(f"{path}: permission denied; not read")
+            return None
         except OSError:
             return None
-        return data.decode("utf-8", errors="replace")
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                self.note(f"{path}: not a regular file; not read")
+                return None
+            chunks, left = [], MAX_READ
+            while left > 0:
+                chunk = os.read(fd, min(left, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
+        except OSError as exc:
+            self.note(f"{path}: cannot read: {exc.strerror or exc}")
+            return None
+        finally:
+            os.close(fd)
+        return b"".join(chunks).decode("utf-8", errors="replace")
 
     def exists(self, path: str) -> bool:
         return os.path.exists(self.host(path))

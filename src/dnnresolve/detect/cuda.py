@@ -130,12 +130,15 @@ def _toolkit_version(ctx: ProbeContext, root: str) -> tuple[str, CudaVersion | N
     text = ctx.read_text(f"{root}/version.txt")
     if text is not None:
         m = re.search(r"CUDA Version\s+(\d+\.\d+(?:\.\d+)?)", text)
-        if m:
-            return f"{root}/version.txt", CudaVersion.parse(m.group(1))
+        version = _parse(m.group(1)) if m else None
+        if version is not None:
+            return f"{root}/version.txt", version
+        ctx.note(f"{root}/version.txt: no CUDA version in it")
     for info in ctx.glob(f"{root}/dist-info/nvidia_cuda_runtime-*.dist-info"):
         m = re.search(r"nvidia_cuda_runtime-(\d+\.\d+(?:\.\d+)?)", info)
-        if m:
-            return info, CudaVersion.parse(m.group(1))
+        version = _parse(m.group(1)) if m else None
+        if version is not None:
+            return info, version
     for header in (f"{root}/include/cuda_runtime_api.h", f"{root}/include/cuda.h"):
         m = re.search(r"#define\s+CUDA(?:RT)?_VERSION\s+(\d+)", ctx.read_text(header) or "")
         if m:
@@ -149,11 +152,19 @@ def _toolkit_version(ctx: ProbeContext, root: str) -> tuple[str, CudaVersion | N
     nvcc = f"{root}/bin/nvcc"
     if ctx.is_file(nvcc) and ctx.run_programs:
         result = ctx.run([nvcc, "--version"])
-        m = re.search(r"release \d+\.\d+, (V[\d.]+)", result.stdout)
-        if result.ok and m:
-            return f"{nvcc} --version", CudaVersion.parse(m.group(1))
+        m = re.search(r"release \d+\.\d+, V(\d[\d.]*)", result.stdout)
+        version = _parse(m.group(1).rstrip(".")) if m else None
+        if result.ok and version is not None:
+            return f"{nvcc} --version", version
         ctx.note(f"{nvcc} --version: {result.why_not() if not result.ok else 'no release in its output'}")
     return "", None
+
+
+def _parse(text: str) -> CudaVersion | None:
+    try:
+        return CudaVersion.parse(text)
+    except VersionError:
+        return None
 
 
 def _from_version_json(text: str) -> CudaVersion | None:
@@ -179,7 +190,7 @@ def _version_from_libs(ctx: ProbeContext, root: str) -> tuple[str, CudaVersion |
     best: tuple[tuple[int, ...], str] | None = None
     for d in (root, f"{root}/lib64", f"{root}/lib", f"{root}/targets/x86_64-linux/lib"):
         for path in ctx.glob(f"{d}/libcudart.so.*"):
-            m = re.search(r"libcudart\.so\.(\d+\.\d+(?:\.\d+)?)$", path)
+            m = re.search(r"libcudart\.so\.(\d{1,6}\.\d{1,6}(?:\.\d{1,6})?)$", path)
             if m:
                 key = tuple(int(p) for p in m.group(1).split("."))
                 if best is None or key > best[0]:

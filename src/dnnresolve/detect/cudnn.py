@@ -151,7 +151,7 @@ def _strip(d: str, tails: tuple[str, ...]) -> str:
 def header_version(text: str) -> CudnnVersion | None:
     parts = []
     for key in ("CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL"):
-        m = re.search(rf"#\s*define\s+{key}\s+(\d+)", text)
+        m = re.search(rf"#\s*define\s+{key}\s+(\d{{1,9}})\b", text)
         if not m:
             return None
         parts.append(int(m.group(1)))
@@ -173,7 +173,7 @@ def _installs_in(ctx: ProbeContext, pre: _Prefix, python: PythonReport, conda: C
     libs: dict[int, list[str]] = {}
     for d in pre.lib_dirs:
         for path in ctx.glob(f"{d}/libcudnn.so.*"):
-            m = re.search(r"libcudnn\.so\.(\d+)", path)
+            m = re.search(r"libcudnn\.so\.(\d{1,4})\b", path)
             if m:
                 libs.setdefault(int(m.group(1)), []).append(path)
     installs: list[_Install] = []
@@ -200,7 +200,7 @@ def _installs_in(ctx: ProbeContext, pre: _Prefix, python: PythonReport, conda: C
 
 def _version_from_names(files: list[str]) -> tuple[CudnnVersion, str]:
     best = max(files, key=lambda p: (p.count("."), p))
-    m = re.search(r"libcudnn\.so\.([\d.]+)$", best)
+    m = re.search(r"libcudnn\.so\.(\d{1,4}(?:\.\d{1,6}){0,2})\b", best)
     parts = tuple(int(x) for x in (m.group(1) if m else "0").split(".")[:3] if x)
     return CudnnVersion(parts), best
 

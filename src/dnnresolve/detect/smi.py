@@ -10,7 +10,6 @@ without it and the matrix's GPU table supplies the compute capability.
 from __future__ import annotations
 
 import csv
-import io
 import re
 from dataclasses import dataclass, field
 
@@ -61,6 +60,9 @@ def start(ctx: ProbeContext) -> None:
 def probe(ctx: ProbeContext) -> SmiReport:
     program = find_nvidia_smi(ctx)
     if program is None:
+        for d in [*ctx.env_paths("PATH"), *SMI_DIRS]:
+            if ctx.is_file(f"{d}/nvidia-smi"):
+                return SmiReport(failure=f"nvidia-smi: {d}/nvidia-smi is not executable")
         return SmiReport(failure="nvidia-smi: not found on PATH")
     report = SmiReport(program=program)
     if not ctx.run_programs:
@@ -105,7 +107,11 @@ def _reason(query: ProgramResult, plain: ProgramResult) -> str:
 def parse_query(text: str, with_compute_cap: bool) -> list[SmiGpu]:
     """Lines like ``Tesla T4, 7.5, 15360 MiB, 535.104.05`` (or without the compute capability)."""
     gpus: list[SmiGpu] = []
-    for row in csv.reader(io.StringIO(text), skipinitialspace=True):
+    try:
+        rows = list(csv.reader(text.splitlines(), skipinitialspace=True))
+    except csv.Error:  # garbage: a NUL byte, a stray quote at the end
+        return gpus
+    for row in rows:
         cells = [c.strip() for c in row]
         if not cells or not cells[0]:
             continue
@@ -127,7 +133,7 @@ class SmiTable:
 
 
 _GPU_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|")
-_MEMORY = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB")
+_MEMORY = re.compile(r"(?<!\d)(\d{1,9})MiB\s*/\s*(\d{1,9})MiB")
 
 
 def parse_table(text: str) -> SmiTable:
@@ -159,5 +165,5 @@ def parse_table(text: str) -> SmiTable:
 
 
 def _mib(text: str) -> int | None:
-    m = re.match(r"(\d+)\s*MiB", text)
+    m = re.match(r"(\d{1,9})\s*MiB", text)
     return int(m.group(1)) if m else None

@@ -88,7 +88,7 @@ def _from_runtime(d: Diagnosis, runtime: Runtime, rule: CudnnRule | None) -> lis
             elif cuda_fits(cuda.version) and d.kind == "missing_library":
                 where = "bin directory on PATH" if runtime.os == "windows" else "lib64 directory on LD_LIBRARY_PATH"
                 steps.append(("manual", f"the CUDA {cuda.version} you named provides it: put its {where}"))
-    if d.kind == "missing_library" and "cudnn" in d.facts:
+    if d.kind == "missing_library" and d.facts.get("cudnn", "").isdigit() and len(d.facts["cudnn"]) <= 4:
         major = int(d.facts["cudnn"])
         steps += _module_steps(runtime.modules, "cudnn", lambda v: v.major == major, f"cuDNN {major}")
         for inst in runtime.cudnn:
@@ -123,7 +123,7 @@ def _module_steps(modules: list[Module], family: str, fits: Fits, what: str) -> 
 
 
 def _module_version(text: str) -> CudnnVersion | None:
-    m = re.match(r"[vV]?(\d+(?:\.\d+){0,3})", text)
+    m = re.match(r"[vV]?(\d{1,6}(?:\.\d{1,6}){0,3})(?!\d)", text)
     if not m:
         return None
     try:

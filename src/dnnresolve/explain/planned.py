@@ -4,10 +4,10 @@ installed, the diagnosis gets the planner's first option for that release as its
 from __future__ import annotations
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 
 from ..matrix import Matrix
 from ..model import InstalledPackage, Runtime
+from ..pkgname import canonicalize_name
 from ..plan import make_plan
 from ..solve import solve
 from .diagnosis import Diagnosis

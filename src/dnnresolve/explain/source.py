@@ -60,13 +60,21 @@ def _open_file(path: str) -> TextIO:
         raise UserError(f"cannot read: {exc.strerror or exc}", path) from exc
 
 
+MAX_LINE_CHARS = 16_000_000  # no log line is this long; reading on would take memory without bound
+
+
 def _lines(stream: TextIO, name: str) -> Iterator[str]:
     try:
-        first = True
-        for line in stream:
-            if first and "\x00" in line:
-                raise UserError("not a text file (it holds NUL bytes)", name)
-            first = False
+        number = 0
+        while True:
+            line = stream.readline(MAX_LINE_CHARS + 1)
+            if not line:
+                return
+            number += 1
+            if number == 1 and "\x00" in line:
+                raise UserError("not a text file (it holds NUL bytes)", name, 1)
+            if len(line) > MAX_LINE_CHARS:
+                raise UserError("line longer than 16 million characters: not a log", name, number)
             yield line
     except OSError as exc:
         raise UserError(f"cannot read: {exc.strerror or exc}", name) from exc

@@ -57,18 +57,24 @@ def to_sh(plan: Plan) -> str:
     lines = ["#!/usr/bin/env bash", "# written by dnnresolve plan --format sh", "set -euo pipefail"]
     for rp in plan.requirements:
         if not rp.options:
-            lines.append(f"# {rp.result.requirement}: {rp.message or 'no option found'}")
+            lines.append(_comment(f"{rp.result.requirement}: {rp.message or 'no option found'}"))
             continue
         opt = rp.options[0]
-        lines.append(f"# {rp.result.requirement}: {opt.title}")
+        lines.append(_comment(f"{rp.result.requirement}: {opt.title}"))
         if any(s.kind == "conda" for s in opt.steps):
             lines.append('eval "$(conda shell.bash hook)"')
         for s in opt.steps:
             if s.kind == "manual":
-                lines.append(f"# MANUAL: {s.description}")
+                lines.append(_comment(f"MANUAL: {s.description}"))
             else:
                 lines.append(s.shell)
     return "\n".join(lines) + "\n"
+
+
+def _comment(text: str) -> str:
+    """A shell comment of one line: text from inputs (a module name, a path from a profile) may hold a
+    newline, and the line after it would be a command."""
+    return "# " + " ".join(text.splitlines())
 
 
 def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import UserError
 from . import conda_env, pipfile, pyproject, requirements_txt
 from .interface import IndexContext, LocatedRequirement, Reader, Skipped, SourceFile
-from .text import decode
+from .text import read_source
 
 __all__ = ["IndexContext", "LocatedRequirement", "Skipped", "SourceFile", "project_root", "read_file", "read_paths"]
 
@@ -68,15 +68,7 @@ _READERS: dict[str, Reader] = {
 
 
 def read_file(path: Path) -> SourceFile:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise UserError("no such file", str(path)) from exc
-    except IsADirectoryError as exc:
-        raise UserError("is a directory", str(path)) from exc
-    except OSError as exc:
-        raise UserError(f"cannot read: {exc.strerror}", str(path)) from exc
-    text = decode(data, str(path))
+    text = read_source(path, str(path))
     return _READERS[kind_of(path, text)](path, text, project_root(path))
 
 

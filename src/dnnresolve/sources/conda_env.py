@@ -13,6 +13,7 @@ from ..errors import UserError
 from . import requirements_txt
 from .interface import LocatedRequirement, SourceFile
 from .matchspec import MatchSpecError, parse_matchspec
+from .text import first_line, line_of, too_deep_line
 
 
 def read(path: Path, text: str, root: Path) -> SourceFile:
@@ -23,9 +24,16 @@ def read(path: Path, text: str, root: Path) -> SourceFile:
         node = yaml.compose(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise UserError(
-            f"not valid YAML: {getattr(exc, 'problem', exc)}", file, mark.line + 1 if mark else None
-        ) from exc
+        if mark is not None:
+            line: int | None = mark.line + 1
+        elif isinstance(getattr(exc, "position", None), int):  # a ReaderError: a character YAML forbids
+            line = line_of(text, exc.position)  # type: ignore[attr-defined]
+        else:
+            line = None
+        problem = first_line(Exception(getattr(exc, "problem", None) or exc))
+        raise UserError(f"not valid YAML: {problem}", file, line) from exc
+    except RecursionError as exc:
+        raise UserError("not valid YAML: nested too deeply", file, too_deep_line(text)) from exc
     sf = SourceFile(file, "conda")
     if node is None:
         return sf

@@ -91,3 +91,30 @@ class Reader(Protocol):
     """A reader for one format: the file's text in, a SourceFile out; raises UserError with file and line."""
 
     def __call__(self, path: Path, text: str, root: Path) -> SourceFile: ...
+
+
+MAX_VERSION_DIGITS = 30  # no release number is longer; Python refuses to read one of more than 4300 digits
+
+
+def parse_requirement(text: str) -> Requirement:
+    """A PEP 508 requirement, as ``packaging`` reads it, whose versions are numbers this program can compare.
+
+    Raises InvalidRequirement for both: ``torch==7777...`` (thousands of digits) passes ``packaging``'s
+    grammar, then crashes the first comparison."""
+    from packaging.requirements import InvalidRequirement
+
+    req = Requirement(text)
+    for spec in req.specifier:
+        if _too_long_number(spec.version):
+            too_long = f"version {spec.version[:12]}... has a number longer than {MAX_VERSION_DIGITS} digits"
+            raise InvalidRequirement(too_long)
+    return req
+
+
+def _too_long_number(version: str) -> bool:
+    run = 0
+    for ch in version:
+        run = run + 1 if ch.isdigit() else 0
+        if run > MAX_VERSION_DIGITS:
+            return True
+    return False

@@ -87,7 +87,7 @@ def conda_version_to_specifier(version: str) -> SpecifierSet | None:
     v = version.strip()
     if not v or v == "*":
         return SpecifierSet()
-    if "|" in v:
+    if "|" in v or re.search(r"\d{31}", v):  # "|": conda-only syntax; 31 digits: no version, and no int
         return None
     out = []
     for part in v.split(","):

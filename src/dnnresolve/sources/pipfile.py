@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import InvalidRequirement
 
 from ..errors import UserError
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
+from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line
-from .tomllines import TomlLines, load_toml
+from .tomllines import TomlLines, as_list, load_toml
 
 
 def read(path: Path, text: str, root: Path) -> SourceFile:
@@ -21,7 +21,7 @@ def read(path: Path, text: str, root: Path) -> SourceFile:
     doc = load_toml(text, file)
     lines = TomlLines(text)
     sf = SourceFile(file, "pipfile")
-    sources = [s for s in doc.get("source", []) if isinstance(s, dict) and isinstance(s.get("url"), str)]
+    sources = [s for s in as_list(doc.get("source")) if isinstance(s, dict) and isinstance(s.get("url"), str)]
     by_name = {str(s.get("name", "")): str(s["url"]) for s in sources}
     default_ctx = IndexContext(str(sources[0]["url"])) if sources else IndexContext()
     for table in ("packages", "dev-packages"):
@@ -46,7 +46,7 @@ def _add(
             sf.skipped.append(Skipped(sf.path, line, raw, f"{name} from a git/path source: not checked"))
             return
         version = str(spec.get("version", "*"))
-        extras = [str(e) for e in spec.get("extras", [])]
+        extras = [str(e) for e in as_list(spec.get("extras"))]
         markers = str(spec.get("markers", ""))
         index = spec.get("index")
         if isinstance(index, str):
@@ -58,7 +58,7 @@ def _add(
     version = "" if version.strip() == "*" else version.strip()
     text = name + (f"[{','.join(extras)}]" if extras else "") + version + (f"; {markers}" if markers else "")
     try:
-        req = Requirement(text)
+        req = parse_requirement(text)
     except InvalidRequirement as exc:
         raise UserError(f"not a valid requirement {raw}: {first_line(exc)}", sf.path, line) from exc
     sf.requirements.append(LocatedRequirement(sf.path, line, raw, "pip", requirement=req, index=ctx, group=table))

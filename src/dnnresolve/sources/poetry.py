@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import InvalidRequirement
 
 from ..errors import UserError
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
+from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line
-from .tomllines import TomlLines
+from .tomllines import TomlLines, as_list
 
 
 class PoetryConstraintError(ValueError):
@@ -47,7 +47,7 @@ def _one(p: str) -> str:
 
 
 def _numbers(v: str) -> list[int]:
-    m = re.match(r"^(\d+(?:\.\d+)*)", v)
+    m = re.match(r"^(\d{1,9}(?:\.\d{1,9})*)(?!\d)", v)
     if not m:
         raise PoetryConstraintError(f"not a version: {v!r}")
     return [int(x) for x in m.group(1).split(".")]
@@ -68,12 +68,12 @@ def read_poetry(doc: dict[str, Any], lines: TomlLines, sf: SourceFile) -> None:
         return
     sources = {
         str(s.get("name")): str(s.get("url", ""))
-        for s in poetry.get("source", [])
+        for s in as_list(poetry.get("source"))
         if isinstance(s, dict) and s.get("url")
     }
     primary = [
         str(s["url"])
-        for s in poetry.get("source", [])
+        for s in as_list(poetry.get("source"))
         if isinstance(s, dict) and s.get("url") and s.get("priority", "primary") in ("primary", "default")
     ]
     default_ctx = IndexContext(primary[0], tuple(primary[1:])) if primary else IndexContext()
@@ -104,7 +104,7 @@ def _add(
             sf.skipped.append(Skipped(sf.path, line, raw, f"{name} from a git/path/url source: not checked"))
             return
         version = str(entry.get("version", "*"))
-        extras = [str(e) for e in entry.get("extras", [])]
+        extras = [str(e) for e in as_list(entry.get("extras"))]
         markers = str(entry.get("markers", ""))
         source = str(entry.get("source", ""))
     else:
@@ -116,7 +116,7 @@ def _add(
         return
     text = name + (f"[{','.join(extras)}]" if extras else "") + specifier + (f"; {markers}" if markers else "")
     try:
-        req = Requirement(text)
+        req = parse_requirement(text)
     except InvalidRequirement as exc:
         raise UserError(f"cannot read poetry dependency {raw}: {first_line(exc)}", sf.path, line) from exc
     ctx = default_ctx

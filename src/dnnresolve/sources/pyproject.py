@@ -11,14 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import InvalidRequirement
 
 from ..errors import UserError
 from ..pkgname import canonicalize_name
 from . import poetry
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
+from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line
-from .tomllines import TomlLines, load_toml
+from .tomllines import TomlLines, as_list, load_toml
 
 
 def read(path: Path, text: str, root: Path) -> SourceFile:
@@ -56,12 +56,12 @@ def _table(doc: dict[str, Any], *keys: str) -> dict[str, Any]:
 def _uv_contexts(
     uv: dict[str, Any], file: str, lines: TomlLines, sf: SourceFile
 ) -> tuple[IndexContext, dict[str, IndexContext]]:
-    indexes = [i for i in uv.get("index", []) if isinstance(i, dict) and isinstance(i.get("url"), str)]
+    indexes = [i for i in as_list(uv.get("index")) if isinstance(i, dict) and isinstance(i.get("url"), str)]
     by_name = {str(i.get("name", "")): str(i["url"]) for i in indexes}
     default = next((str(i["url"]) for i in indexes if i.get("default")), str(uv.get("index-url", "")))
     extra = tuple(str(i["url"]) for i in indexes if not i.get("explicit") and not i.get("default"))
-    extra += tuple(str(u) for u in uv.get("extra-index-url", []) if isinstance(u, str))
-    find_links = tuple(str(u) for u in uv.get("find-links", []) if isinstance(u, str))
+    extra += tuple(str(u) for u in as_list(uv.get("extra-index-url")) if isinstance(u, str))
+    find_links = tuple(str(u) for u in as_list(uv.get("find-links")) if isinstance(u, str))
     default_ctx = IndexContext(default, extra, find_links)
     per_package: dict[str, IndexContext] = {}
     for name, spec in _table(uv, "sources").items():
@@ -106,7 +106,7 @@ def _read_list(
         line = lines.string_line(tables, item, after) or after + 1
         after = line
         try:
-            req = Requirement(item)
+            req = parse_requirement(item)
         except InvalidRequirement as exc:
             raise UserError(f"not a valid requirement {item!r}: {first_line(exc)}", sf.path, line) from exc
         if req.url:

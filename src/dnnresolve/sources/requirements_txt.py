@@ -13,11 +13,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import InvalidRequirement
 
 from ..errors import UserError
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
-from .text import decode, first_line
+from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
+from .text import first_line, read_source
 
 _OPTION_SPLIT = re.compile(r"\s+(?=--?[A-Za-z])")
 _COMMENT = re.compile(r"(^|\s+)#.*$")
@@ -82,7 +82,8 @@ def read_lines(
 
 def _option(file: str, number: int, line: str, base: Path, state: PipLines, constraint: bool) -> None:
     m = re.match(r"(--?[A-Za-z][\w-]*)(?:\s*=\s*|\s+)?(.*)$", line)
-    assert m is not None
+    if m is None:  # "-", "--", "-1": a dash that starts no option pip knows
+        raise UserError(f"not an option or a requirement: {line!r}", file, number)
     opt, value = m.group(1), m.group(2).strip()
     if opt in ("-r", "--requirement", "-c", "--constraint"):
         _include(file, number, value, base, state, constraint or opt in ("-c", "--constraint"))
@@ -118,7 +119,7 @@ def _include(file: str, number: int, value: str, base: Path, state: PipLines, co
         raise UserError(f"include cycle: {chain}", file, number)
     if not resolved.is_file():
         raise UserError(f"include {value!r}: no such file", file, number)
-    text = decode(resolved.read_bytes(), shown)
+    text = read_source(resolved, shown)
     state.includes.append(shown)
     state.stack.append(resolved)
     group = f"-c {value}" if constraint else f"-r {value}"
@@ -139,7 +140,7 @@ def _requirement(file: str, number: int, text: str, state: PipLines, constraint:
         state.skipped.append(Skipped(file, number, text, "URL, VCS or local path requirement: not checked"))
         return
     try:
-        req = Requirement(text)
+        req = parse_requirement(text)
     except InvalidRequirement as exc:
         raise UserError(f"not a valid requirement {text!r}: {first_line(exc)}", file, number) from exc
     if req.url:

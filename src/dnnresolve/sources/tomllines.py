@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..schema import toml_loads
+from .text import too_deep_line
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 
@@ -19,6 +20,8 @@ _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 def load_toml(text: str, file: str) -> dict[str, Any]:
     try:
         return toml_loads(text)
+    except RecursionError as exc:
+        raise UserError("not valid TOML: nested too deeply", file, too_deep_line(text)) from exc
     except Exception as exc:  # tomllib.TOMLDecodeError: "... (at line N, column M)"
         m = re.search(r"line (\d+)", str(exc))
         raise UserError(f"not valid TOML: {exc}", file, int(m.group(1)) if m else None) from exc
@@ -63,3 +66,8 @@ class TomlLines:
                 if pattern.search(self.lines[i]):
                     return i + 1
         return fallback
+
+
+def as_list(value: Any) -> list[Any]:
+    """A TOML value that should be an array; anything else (a number, a table, a string) counts as none."""
+    return value if isinstance(value, list) else []
