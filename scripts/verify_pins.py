@@ -26,7 +26,15 @@ from packaging.version import Version
 
 from dnnresolve.matrix import load_matrix
 
-PLATFORMS = ["manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_27_x86_64", "manylinux_2_28_x86_64"]
+PLATFORMS = [
+    "manylinux2014_x86_64",
+    "manylinux_2_17_x86_64",
+    "manylinux_2_27_x86_64",
+    "manylinux_2_28_x86_64",
+    "manylinux_2_31_x86_64",
+    "manylinux_2_34_x86_64",
+    "manylinux_2_35_x86_64",
+]
 
 
 def resolved_pins(spec: str, python: str) -> dict[str, str] | None:
@@ -59,6 +67,10 @@ def resolved_pins(spec: str, python: str) -> dict[str, str] | None:
         data = json.loads(report.read_text())
     pins: dict[str, str] = {}
     for item in data.get("install", []):
+        # The framework and its plugins state the pins; the nvidia-* wheels' own requirements on one
+        # another (cusolver asks for nvjitlink>=12.3) are not the release's pins.
+        if canonicalize_name(item["metadata"]["name"]).startswith("nvidia-"):
+            continue
         for text in item["metadata"].get("requires_dist", []) or []:
             req = Requirement(text)
             name = canonicalize_name(req.name)
