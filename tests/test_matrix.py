@@ -160,3 +160,34 @@ def test_cli_usage(run_cli) -> None:  # type: ignore[no-untyped-def]
     assert r.returncode == 2 and "not a requirement" in r.stderr
     r = run_cli("matrix", "no-such-framework")
     assert r.returncode == 1
+
+
+def test_matrix_file_that_is_not_utf8_or_too_big(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(GOOD_ROW.encode() + b'note = "caf\xe9"\n')
+    r = run_cli("matrix", "tensorflow-gpu", "--matrix", str(bad))
+    assert r.returncode == 2 and r.stderr == f"dnnresolve matrix: error: {bad}:11: not valid UTF-8 (byte 0xe9)\n"
+    huge = tmp_path / "huge.toml"
+    with huge.open("wb") as f:
+        f.truncate((64 << 20) + 1)  # sparse: costs no disk
+    r = run_cli("matrix", "tensorflow-gpu", "--matrix", str(huge))
+    assert r.returncode == 2 and "larger than 64 MiB" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_an_internal_error_is_one_line_exit_70(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dnnresolve import cli
+
+    def broken(args: object) -> int:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(cli, "_cmd_matrix", broken)
+    assert cli.main(["matrix", "torch"]) == 70
+    err = capsys.readouterr().err
+    assert err == (
+        "dnnresolve matrix: internal error: RuntimeError: a bug of ours "
+        "(run again with --debug for the traceback, and please report it)\n"
+    )
+    with pytest.raises(RuntimeError):
+        cli.main(["matrix", "torch", "--debug"])

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .plan import Plan
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug of dnnresolve's own
 
 
 
@@ -302,3 +303,12 @@ def _run(args: argparse.Namespace, debug: bool) -> int:
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return EXIT_OK
+    except Exception as exc:
+        # A bug of ours, not the user's input: one line that says so, the traceback only with --debug.
+        if debug:
+            raise
+        sys.stderr.write(
+            f"dnnresolve {args.command}: internal error: {type(exc).__name__}: {exc} "
+            "(run again with --debug for the traceback, and please report it)\n"
+        )
+        return EXIT_INTERNAL

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .versions import CudaVersion, CudnnVersion
 
 MATRIX_ENV = "DNNRESOLVE_MATRIX"
+MATRIX_MAX_BYTES = 64 << 20  # the packaged matrix is under 1 MiB; a bigger file is a mistake, not data
 
 
 def packaged_matrix_path() -> Path:
@@ -336,11 +337,14 @@ def load_matrix(path: str | Path | None = None) -> Matrix:
     if key in _CACHE:
         return _CACHE[key]
     try:
-        data = p.read_bytes()
+        with p.open("rb") as f:
+            data = f.read(MATRIX_MAX_BYTES + 1)
     except FileNotFoundError as exc:
         raise MatrixError("compatibility matrix not found (is the package installed correctly?)", str(p)) from exc
     except OSError as exc:
         raise MatrixError(f"cannot read the compatibility matrix: {exc}", str(p)) from exc
+    if len(data) > MATRIX_MAX_BYTES:
+        raise MatrixError(f"larger than {MATRIX_MAX_BYTES >> 20} MiB: not a compatibility matrix", str(p))
     digest = matrix_cache.file_digest(data)
     rows = matrix_cache.read(digest)
     if rows is not None:
@@ -349,7 +353,8 @@ def load_matrix(path: str | Path | None = None) -> Matrix:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise MatrixError(f"cannot read the compatibility matrix: {exc}", str(p)) from exc
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise MatrixError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", str(p), line) from exc
         matrix, raw = _validate(text, str(p))
         matrix_cache.write(digest, cached_rows(matrix, raw))
     _CACHE[key] = matrix
