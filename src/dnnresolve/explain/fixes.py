@@ -9,14 +9,15 @@ install, the releases built for what the machine already has. Pure: no I/O.
 from __future__ import annotations
 
 import posixpath
-import re
 import shlex
 from collections.abc import Callable
+from typing import Union
 
 from ..compat import CudnnRule, cudnn_compatible
 from ..matrix import Matrix
 from ..model import CudnnInstall, Module, Runtime
-from ..versions import CudaVersion, CudnnVersion, VersionError
+from ..modulenames import read_module
+from ..versions import CudaVersion, CudnnVersion
 from .catalog import Catalog, load_catalog
 from .decoders import fill
 from .diagnosis import Diagnosis
@@ -24,7 +25,7 @@ from .diagnosis import Diagnosis
 __all__ = ["fixes_for"]
 
 Step = tuple[str, str]  # (channel, text)
-Fits = Callable[[CudnnVersion], bool]  # does a listed version (module, install) fit what is wanted
+Fits = Callable[[Union[CudnnVersion, CudaVersion]], bool]  # does a listed version (module, install) fit what is wanted
 
 
 def fixes_for(
@@ -105,14 +106,15 @@ def _module_steps(modules: list[Module], family: str, fits: Fits, what: str) -> 
     """`module load` (or `module swap`) for the best listed module of ``family`` that ``fits``."""
     candidates = []
     for mod in modules:
-        if mod.name.lower() != family:
+        offer = read_module(mod)  # the naming styles sites use: cudnn/5.1-cuda8.0, cuDNN/8.2.1.32-CUDA-11.3.1
+        if offer is None or offer.component != family:
             continue
-        version = _module_version(mod.version)
+        version = offer.cudnn if family == "cudnn" else offer.cuda
         if version is not None and fits(version):
             candidates.append((version, mod))
     if not candidates:
         return []
-    loaded = [m for m in modules if m.name.lower() == family and m.loaded]
+    loaded = [m for m in modules if m.loaded and (o := read_module(m)) is not None and o.component == family]
     fitting_loaded = [mod for _, mod in candidates if mod.loaded]
     if fitting_loaded:
         return [("manual", f"{fitting_loaded[0].full} is loaded and fits: check that nothing else comes first")]
@@ -120,16 +122,6 @@ def _module_steps(modules: list[Module], family: str, fits: Fits, what: str) -> 
     if loaded:
         return [("module", f"load {what}: {shlex.join(['module', 'swap', loaded[0].full, best.full])}")]
     return [("module", f"load {what}: {shlex.join(['module', 'load', best.full])}")]
-
-
-def _module_version(text: str) -> CudnnVersion | None:
-    m = re.match(r"[vV]?(\d{1,6}(?:\.\d{1,6}){0,3})(?!\d)", text)
-    if not m:
-        return None
-    try:
-        return CudnnVersion(tuple(int(p) for p in m.group(1).split(".")))
-    except VersionError:
-        return None
 
 
 def _put_first(inst: CudnnInstall, os_name: str) -> str:
