@@ -26,15 +26,8 @@ from packaging.version import Version
 
 from dnnresolve.matrix import load_matrix
 
-PLATFORMS = [
-    "manylinux2014_x86_64",
-    "manylinux_2_17_x86_64",
-    "manylinux_2_27_x86_64",
-    "manylinux_2_28_x86_64",
-    "manylinux_2_31_x86_64",
-    "manylinux_2_34_x86_64",
-    "manylinux_2_35_x86_64",
-]
+# pip matches platform tags exactly: name every manylinux glibc a Linux x86-64 machine of today may have.
+PLATFORMS = ["manylinux2014_x86_64", *(f"manylinux_2_{n}_x86_64" for n in range(17, 40))]
 
 
 def resolved_pins(spec: str, python: str) -> dict[str, str] | None:
