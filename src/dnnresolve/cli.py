@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug of dnnresolve's own
+PROGRESS_MIN_BYTES = 32 << 20  # smaller logs are read before a bar would be worth drawing
 
 
 
@@ -228,7 +229,11 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
     matrix = _load_matrix(args)
     runtime = runtime_for(args, matrix)
-    with open_input(args.text, args.file) as (source, lines):
+    from .render.progress import byte_progress
+
+    size = os.path.getsize(args.file) if args.file and args.file != "-" and os.path.isfile(args.file) else 0
+    bar = byte_progress(f"reading {args.file}", size, enabled=not args.json and size > PROGRESS_MIN_BYTES)
+    with bar as progress, open_input(args.text, args.file, on_progress=progress) as (source, lines):
         result = scan(lines)
     for d in result.diagnoses:
         d.fixes = merge_fixes(planned_fixes(d, runtime, matrix), fixes_for(d, runtime, matrix))

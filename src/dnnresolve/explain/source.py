@@ -9,7 +9,7 @@ from __future__ import annotations
 import codecs
 import io
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
@@ -18,11 +18,19 @@ from ..errors import UserError
 __all__ = ["open_input"]
 
 
+PROGRESS_EVERY = 65536  # lines between progress reports
+
+
 @contextmanager
 def open_input(
-    text: list[str] | None, file: str | None, stdin: TextIO | None = None
+    text: list[str] | None,
+    file: str | None,
+    stdin: TextIO | None = None,
+    on_progress: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[str, Iterator[str]]]:
-    """Yield (a name for messages, the lines). Raises UserError for input that cannot be read."""
+    """Yield (a name for messages, the lines). Raises UserError for input that cannot be read.
+
+    ``on_progress`` is told how many bytes of a log file have been read, now and then."""
     stdin = stdin if stdin is not None else sys.stdin
     if text and file:
         raise UserError("give the error text or --file, not both")
@@ -35,7 +43,7 @@ def open_input(
     if file and file != "-":
         stream = _open_file(file)
         try:
-            yield file, _lines(stream, file)
+            yield file, _lines(stream, file, on_progress)
         finally:
             stream.close()
         return
@@ -63,7 +71,8 @@ def _open_file(path: str) -> TextIO:
 MAX_LINE_CHARS = 16_000_000  # no log line is this long; reading on would take memory without bound
 
 
-def _lines(stream: TextIO, name: str) -> Iterator[str]:
+def _lines(stream: TextIO, name: str, on_progress: Callable[[int], None] | None = None) -> Iterator[str]:
+    raw = getattr(stream, "buffer", None)
     try:
         number = 0
         while True:
@@ -71,6 +80,8 @@ def _lines(stream: TextIO, name: str) -> Iterator[str]:
             if not line:
                 return
             number += 1
+            if on_progress is not None and raw is not None and number % PROGRESS_EVERY == 0:
+                on_progress(raw.tell())
             if number == 1 and "\x00" in line:
                 raise UserError("not a text file (it holds NUL bytes)", name, 1)
             if len(line) > MAX_LINE_CHARS:

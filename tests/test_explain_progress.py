@@ -1,0 +1,63 @@
+"""A progress bar for a big log on a terminal; nothing extra when piped or with --json."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CLASSIC = (
+    "E tensorflow/stream_executor/cuda/cuda_dnn.cc:347] Loaded runtime CuDNN library: 5005 (compatibility version "
+    "5000) but source was compiled with 5103 (compatibility version 5100)\n"
+)
+
+
+def _big_log(path: Path) -> None:
+    filler = b"I0101 00:00:00.000000 1 train.py:10] step 1234 loss 0.4321 learning rate 0.001 batch 64 of 1000\n"
+    with path.open("wb") as f:
+        for _ in range(40):
+            f.write(filler * 10000)  # about 1 MB each
+        f.write(CLASSIC.encode())
+
+
+def _run_on_terminal(args: list[str]) -> tuple[int, str]:
+    """Run the CLI with its stdout and stderr on a pseudo-terminal; return exit status and everything shown."""
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TERM": "xterm", "COLUMNS": "100"}
+    env.pop("NO_COLOR", None)
+    proc = subprocess.Popen([sys.executable, "-m", "dnnresolve", *args], stdout=follower, stderr=follower, env=env)
+    os.close(follower)
+    shown = b""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([leader], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(leader)
+    return proc.wait(timeout=30), shown.decode("utf-8", "replace")
+
+
+def test_progress_on_a_terminal_only(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "train.log"
+    _big_log(log)
+    status, shown = _run_on_terminal(["explain", "--file", str(log)])
+    assert status == 1
+    assert f"reading {log}" in shown  # the bar's label, drawn while the log is read
+    assert "cuDNN version mismatch" in shown
+    piped = run_cli("explain", "--file", str(log))
+    assert piped.returncode == 1 and piped.stderr == "" and "reading" not in piped.stdout
+    status, shown = _run_on_terminal(["explain", "--file", str(log), "--json"])
+    assert status == 1 and "reading" not in shown
