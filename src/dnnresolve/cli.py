@@ -22,7 +22,6 @@ EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug of dnnresolve's own
 PROGRESS_MIN_BYTES = 32 << 20  # smaller logs are read before a bar would be worth drawing
 
 
-
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``dnnresolve plan: error: ...`` and exit status 2."""
 
@@ -209,9 +208,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .check import check_sources
     from .check_target import check_target
     from .render import check as render
+    from .render.progress import count_progress
     from .sources import read_paths
 
-    sources = read_paths(args.files)
+    with count_progress("reading requirement files", enabled=not args.json and args.format == "text") as progress:
+        sources = read_paths(args.files, on_progress=progress)
     matrix = _load_matrix(args)
     report = check_sources(sources, check_target(args, sources, matrix), matrix)
     render.emit(report, as_json=args.json, fmt=args.format)

@@ -34,6 +34,7 @@ T = TypeVar("T")
 def first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
+
 __all__ = ["detect_runtime", "runtime_from_flags"]
 
 ROOT_PROGRAMS_ENV = "DNNRESOLVE_ROOT_PROGRAMS"

@@ -37,3 +37,32 @@ def byte_progress(label: str, total: int, enabled: bool) -> Iterator[Update]:
             progress.update(task, completed=min(done, total))
 
         yield update
+
+
+@contextmanager
+def count_progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None]]:
+    """A bar of ``done`` out of ``total`` items, drawn once there are many; a no-op off a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from .console import console
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console(stderr=True),
+        transient=True,
+    ) as progress:
+        task = progress.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            if total >= PROGRESS_MIN_ITEMS:
+                progress.update(task, completed=done, total=total)
+
+        yield update
+
+
+PROGRESS_MIN_ITEMS = 50  # fewer files are read before a bar would be worth drawing

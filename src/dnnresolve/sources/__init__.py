@@ -9,7 +9,7 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import UserError
@@ -94,5 +94,12 @@ def expand(patterns: Sequence[str]) -> list[Path]:
     return list(out.values())
 
 
-def read_paths(patterns: Sequence[str]) -> list[SourceFile]:
-    return [read_file(p) for p in expand(patterns)]
+def read_paths(patterns: Sequence[str], on_progress: Callable[[int, int], None] | None = None) -> list[SourceFile]:
+    """Every file the patterns name, read; ``on_progress(done, total)`` hears of each one."""
+    paths = expand(patterns)
+    out = []
+    for n, p in enumerate(paths, 1):
+        out.append(read_file(p))
+        if on_progress is not None:
+            on_progress(n, len(paths))
+    return out

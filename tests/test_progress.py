@@ -61,3 +61,13 @@ def test_progress_on_a_terminal_only(tmp_path: Path, run_cli) -> None:  # type: 
     assert piped.returncode == 1 and piped.stderr == "" and "reading" not in piped.stdout
     status, shown = _run_on_terminal(["explain", "--file", str(log), "--json"])
     assert status == 1 and "reading" not in shown
+
+
+def test_check_over_many_files_shows_progress_on_a_terminal_only(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    for i in range(60):
+        (tmp_path / f"requirements-{i}.txt").write_text("torch==2.1.0\nnumpy==1.26.4\n")
+    files = [str(p) for p in sorted(tmp_path.glob("requirements-*.txt"))]
+    status, shown = _run_on_terminal(["check", *files])
+    assert "reading requirement files" in shown
+    piped = run_cli("check", *files)
+    assert piped.returncode == status and "reading requirement files" not in piped.stdout + piped.stderr
