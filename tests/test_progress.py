@@ -25,10 +25,10 @@ def _big_log(path: Path) -> None:
         f.write(CLASSIC.encode())
 
 
-def _run_on_terminal(args: list[str]) -> tuple[int, str]:
+def _run_on_terminal(args: list[str], extra_env: dict[str, str] | None = None) -> tuple[int, str]:
     """Run the CLI with its stdout and stderr on a pseudo-terminal; return exit status and everything shown."""
     leader, follower = pty.openpty()
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TERM": "xterm", "COLUMNS": "100"}
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TERM": "xterm", "COLUMNS": "100", **(extra_env or {})}
     env.pop("NO_COLOR", None)
     proc = subprocess.Popen([sys.executable, "-m", "dnnresolve", *args], stdout=follower, stderr=follower, env=env)
     os.close(follower)
@@ -71,3 +71,22 @@ def test_check_over_many_files_shows_progress_on_a_terminal_only(tmp_path: Path,
     assert "reading requirement files" in shown
     piped = run_cli("check", *files)
     assert piped.returncode == status and "reading requirement files" not in piped.stdout + piped.stderr
+
+
+def test_update_shows_its_download_on_a_terminal(tmp_path: Path) -> None:
+    import hashlib
+
+    from dnnresolve.matrix import packaged_matrix_path
+
+    from .servers import Reply, serve
+
+    newer = packaged_matrix_path().read_bytes() + b"\n# a newer matrix\n"
+    routes = {
+        "/m/compat_matrix.toml": Reply(newer, content_type="text/plain"),
+        "/m/compat_matrix.toml.sha256": Reply(f"{hashlib.sha256(newer).hexdigest()}  compat_matrix.toml\n".encode()),
+    }
+    env = {"DNNRESOLVE_CACHE_DIR": str(tmp_path / "cache"), "NO_PROXY": "127.0.0.1,localhost"}
+    with serve(routes) as srv:
+        status, shown = _run_on_terminal(["update", "--url", srv.url("/m/compat_matrix.toml")], env)
+    assert status == 0, shown
+    assert "downloading the matrix" in shown and "updated the compatibility matrix" in shown

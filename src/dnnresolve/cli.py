@@ -248,7 +248,10 @@ def _cmd_update(args: argparse.Namespace) -> int:
 
     if args.offline:
         raise UserError("'update' fetches from the network; it cannot run with --offline")
-    result = update_matrix(update_url(args.url))
+    from .render.progress import count_progress
+
+    with count_progress("downloading the matrix", enabled=not args.json, min_items=1) as progress:
+        result = update_matrix(update_url(args.url), on_progress=progress)
     render.emit(result, as_json=args.json)
     return EXIT_OK
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
@@ -104,10 +105,17 @@ class Fetched:
     body: bytes
 
 
-def get(url: str, accept: str | None = None, max_bytes: int = MAX_BYTES, allow_http: bool = False) -> Fetched:
+def get(
+    url: str,
+    accept: str | None = None,
+    max_bytes: int = MAX_BYTES,
+    allow_http: bool = False,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Fetched:
     """GET ``url`` whole, or raise NetworkError with a one-line message. HTTP errors raise too.
 
-    ``allow_http``: plain http is fine for read-only checks (an index page); never for what we keep."""
+    ``allow_http``: plain http is fine for read-only checks (an index page); never for what we keep.
+    ``on_progress(received, expected)`` hears of each chunk (expected: Content-Length, or 0)."""
     import requests
 
     if not allow_http:
@@ -122,7 +130,7 @@ def get(url: str, accept: str | None = None, max_bytes: int = MAX_BYTES, allow_h
             if response.status_code >= 400:
                 reason = f" {response.reason}" if response.reason else ""
                 raise HttpStatusError(f"{shown} answered HTTP {response.status_code}{reason}", response.status_code)
-            body = _read_bounded(response, max_bytes, shown)
+            body = _read_bounded(response, max_bytes, shown, on_progress)
             return Fetched(redact(response.url), response.status_code, response.headers.get("Content-Type", ""), body)
     except HttpStatusError as exc:
         raise HttpStatusError(_scrub(str(exc), url), exc.status) from None
@@ -152,14 +160,20 @@ def _follow(url: str, headers: dict[str, str], timeout: tuple[float, float], all
     raise NetworkError(f"more than {MAX_REDIRECTS} redirects from {redact(url)}")
 
 
-def _read_bounded(response: requests.Response, max_bytes: int, shown: str) -> bytes:
+def _read_bounded(
+    response: requests.Response, max_bytes: int, shown: str, on_progress: Callable[[int, int], None] | None = None
+) -> bytes:
     chunks: list[bytes] = []
     size = 0
+    length = response.headers.get("Content-Length", "")
+    expected = int(length) if length.isdigit() and len(length) < 12 else 0
     for chunk in response.iter_content(chunk_size=65536):
         size += len(chunk)
         if size > max_bytes:
             raise NetworkError(f"{shown} sent more than {max_bytes // (1024 * 1024)} MiB; refused")
         chunks.append(chunk)
+        if on_progress is not None:
+            on_progress(size, expected)
     return b"".join(chunks)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -81,7 +82,12 @@ def parse_checksum(text: str, filename: str) -> str:
     raise ValueError(f"the checksum file does not list {filename!r} exactly once")
 
 
-def update_matrix(url: str, cache_directory: Path | None = None, now: datetime | None = None) -> UpdateResult:
+def update_matrix(
+    url: str,
+    cache_directory: Path | None = None,
+    now: datetime | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> UpdateResult:
     """Fetch, verify, validate and cache the matrix at ``url``. Raises NetworkError / MatrixError."""
     from .matrix import packaged_matrix_path, parse_matrix
     from .matrix_source import clear_cache, read_cache, sha256_bytes, sha256_file, write_cache
@@ -97,7 +103,7 @@ def update_matrix(url: str, cache_directory: Path | None = None, now: datetime |
     except ValueError as exc:
         raise NetworkError(f"bad checksum file at {redact(checksum_url)}: {exc}") from None
 
-    data = get(url).body
+    data = get(url, on_progress=on_progress).body
     actual = sha256_bytes(data)
     if actual != expected:
         raise NetworkError(

@@ -40,7 +40,7 @@ def byte_progress(label: str, total: int, enabled: bool) -> Iterator[Update]:
 
 
 @contextmanager
-def count_progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None]]:
+def count_progress(label: str, enabled: bool, min_items: int = 0) -> Iterator[Callable[[int, int], None]]:
     """A bar of ``done`` out of ``total`` items, drawn once there are many; a no-op off a terminal."""
     if not enabled or not sys.stderr.isatty():
         yield lambda done, total: None
@@ -59,7 +59,7 @@ def count_progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], N
         task = progress.add_task(label, total=None)
 
         def update(done: int, total: int) -> None:
-            if total >= PROGRESS_MIN_ITEMS:
+            if total >= (min_items or PROGRESS_MIN_ITEMS):
                 progress.update(task, completed=done, total=total)
 
         yield update
