@@ -31,6 +31,7 @@ PLATFORMS = ["manylinux2014_x86_64", *(f"manylinux_2_{n}_x86_64" for n in range(
 
 
 def resolved_pins(spec: str, python: str) -> dict[str, str] | None:
+    framework = canonicalize_name(Requirement(spec).name)
     """The nvidia-* requirements (as their parent's metadata states them) of the resolved install set."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
@@ -60,14 +61,14 @@ def resolved_pins(spec: str, python: str) -> dict[str, str] | None:
         data = json.loads(report.read_text())
     pins: dict[str, str] = {}
     for item in data.get("install", []):
-        # The framework and its plugins state the pins; the nvidia-* wheels' own requirements on one
-        # another (cusolver asks for nvjitlink>=12.3) are not the release's pins.
-        if canonicalize_name(item["metadata"]["name"]).startswith("nvidia-"):
+        # The framework and its own plugins (jax-cuda12-plugin, jax-cuda12-pjrt) state the pins; what the
+        # nvidia-* wheels, cuda-toolkit and other dependencies ask of one another is not the release's.
+        if not canonicalize_name(item["metadata"]["name"]).startswith(framework):
             continue
         for text in item["metadata"].get("requires_dist", []) or []:
             req = Requirement(text)
             name = canonicalize_name(req.name)
-            if not name.startswith("nvidia-"):
+            if not name.startswith(("nvidia-", "cuda-toolkit")):
                 continue
             if req.marker is not None and not req.marker.evaluate(
                 {
