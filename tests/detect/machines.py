@@ -35,3 +35,30 @@ def make_machine(tmp_path: Path, name: str, programs: dict[str, str] | None = No
         target.mkdir(parents=True, exist_ok=True)
         shutil.copy2(BIN / script, target / Path(script).name)
     return root
+
+
+def _modulefile(base: Path, extra: str = "") -> str:
+    return (
+        f'local base = "{base}"\n'
+        'prepend_path("LD_LIBRARY_PATH", pathJoin(base, "lib64"))\n'
+        'prepend_path("CPATH", pathJoin(base, "include"))\n' + extra
+    )
+
+
+def k20m_cluster(tmp_path: Path) -> tuple[Path, Path]:
+    """The K20m node's files and real Lua modulefiles for cuda/8.0, cudnn/5.0 and cudnn/5.1 pointing into them:
+    (the node's root, the MODULEPATH directory)."""
+    node = make_machine(tmp_path, "k20m")
+    modulefiles = tmp_path / "modulefiles"
+    (modulefiles / "cuda").mkdir(parents=True)
+    (modulefiles / "cuda" / "8.0.lua").write_text(
+        _modulefile(
+            node / "usr/local/cuda-8.0", 'prepend_path("PATH", pathJoin(base, "bin"))\nsetenv("CUDA_HOME", base)\n'
+        )
+    )
+    (modulefiles / "cudnn").mkdir()
+    for series in ("5.0", "5.1"):
+        (modulefiles / "cudnn" / f"{series}.lua").write_text(
+            'prereq("cuda/8.0")\n' + _modulefile(node / "opt/apps/cudnn" / series)
+        )
+    return node, modulefiles

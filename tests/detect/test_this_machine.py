@@ -15,7 +15,7 @@ import pytest
 from dnnresolve.detect import detect_runtime
 from dnnresolve.versions import CudaVersion
 
-from .machines import make_machine
+from .machines import k20m_cluster
 
 REPO = Path(__file__).resolve().parents[2]
 NVCC = Path("/usr/local/cuda/bin/nvcc")
@@ -35,28 +35,10 @@ def test_real_cuda_toolkit_in_usr_local_cuda() -> None:
     assert "/usr/local/cuda" in toolkit.found_in
 
 
-def _modulefile(base: Path, extra: str = "") -> str:
-    return (
-        f'local base = "{base}"\n'
-        'prepend_path("LD_LIBRARY_PATH", pathJoin(base, "lib64"))\n'
-        'prepend_path("CPATH", pathJoin(base, "include"))\n' + extra
-    )
-
-
 @pytest.mark.skipif(not LMOD_INIT.exists() or shutil.which("bash") is None, reason="Lmod is not installed")
 def test_real_lmod_loaded_and_available_modules(tmp_path: Path) -> None:
-    node = make_machine(tmp_path, "k20m")
-    modulefiles = tmp_path / "modulefiles"
+    node, modulefiles = k20m_cluster(tmp_path)
     cuda = node / "usr/local/cuda-8.0"
-    (modulefiles / "cuda").mkdir(parents=True)
-    (modulefiles / "cuda" / "8.0.lua").write_text(
-        _modulefile(cuda, 'prepend_path("PATH", pathJoin(base, "bin"))\nsetenv("CUDA_HOME", base)\n')
-    )
-    (modulefiles / "cudnn").mkdir()
-    for series in ("5.0", "5.1"):
-        (modulefiles / "cudnn" / f"{series}.lua").write_text(
-            'prereq("cuda/8.0")\n' + _modulefile(node / "opt/apps/cudnn" / series)
-        )
     script = (
         f"type module >/dev/null 2>&1 || source {LMOD_INIT}\n"
         f"export MODULEPATH={modulefiles}\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ..detect.machines import make_machine
+from ..detect.machines import k20m_cluster
 
 REPO = Path(__file__).resolve().parents[2]
 LMOD_INIT = Path("/usr/share/lmod/lmod/init/bash")
@@ -19,31 +19,6 @@ LMOD_INIT = Path("/usr/share/lmod/lmod/init/bash")
 pytestmark = pytest.mark.skipif(
     not LMOD_INIT.exists() or shutil.which("bash") is None, reason="Lmod is not installed (scripts/test installs it)"
 )
-
-
-def _modulefile(base: Path, extra: str = "") -> str:
-    return (
-        f'local base = "{base}"\n'
-        'prepend_path("LD_LIBRARY_PATH", pathJoin(base, "lib64"))\n'
-        'prepend_path("CPATH", pathJoin(base, "include"))\n' + extra
-    )
-
-
-def _cluster(tmp_path: Path) -> tuple[Path, Path]:
-    """The K20m node's files, with real Lua modulefiles for cuda/8.0, cudnn/5.0 and cudnn/5.1."""
-    node = make_machine(tmp_path, "k20m")
-    modulefiles = tmp_path / "modulefiles"
-    (modulefiles / "cuda").mkdir(parents=True)
-    cuda = node / "usr/local/cuda-8.0"
-    (modulefiles / "cuda" / "8.0.lua").write_text(
-        _modulefile(cuda, 'prepend_path("PATH", pathJoin(base, "bin"))\nsetenv("CUDA_HOME", base)\n')
-    )
-    (modulefiles / "cudnn").mkdir()
-    for series in ("5.0", "5.1"):
-        (modulefiles / "cudnn" / f"{series}.lua").write_text(
-            'prereq("cuda/8.0")\n' + _modulefile(node / "opt/apps/cudnn" / series)
-        )
-    return node, modulefiles
 
 
 def _shell(tmp_path: Path, modulefiles: Path, body: str) -> subprocess.CompletedProcess[str]:
@@ -63,7 +38,7 @@ def _shell(tmp_path: Path, modulefiles: Path, body: str) -> subprocess.Completed
 
 
 def test_plan_module_line_runs_in_a_real_lmod_shell(tmp_path: Path) -> None:
-    node, modulefiles = _cluster(tmp_path)
+    node, modulefiles = k20m_cluster(tmp_path)
     dnn = f"{sys.executable} -m dnnresolve"
     flags = "--driver 375.26 --gpu 'Tesla K20m' --python 3.6"
     res = _shell(tmp_path, modulefiles, f"{dnn} plan tensorflow-gpu==1.0 {flags} --json\n")
