@@ -22,7 +22,8 @@ def runtime_for(args: argparse.Namespace, matrix: Matrix) -> Runtime:
     else:
         from .detect import detect_runtime
 
-        base = detect_runtime(root=getattr(args, "root", None), matrix=matrix)
+        flags = {k for k in ("cuda", "cudnn", "driver", "gpu") if getattr(args, k, None)}
+        base = detect_runtime(root=getattr(args, "root", None), matrix=matrix, given=frozenset(flags))
     return runtime_from_flags(
         base,
         driver=getattr(args, "driver", None),

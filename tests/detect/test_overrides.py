@@ -44,3 +44,23 @@ def test_bad_override_names_the_variable() -> None:
         detect_runtime(str(MACHINES / "nogpu"), {"DNNRESOLVE_CUDNN": "five"}, timeout=2)
     with pytest.raises(UserError, match=r"--os 'macos': expected one of linux, windows"):
         runtime_from_flags(Runtime(), os="macos")
+
+
+def test_flags_that_name_a_component_skip_its_probes(run_cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """--cuda with --cudnn, and --driver with --gpu, replace detection: nvcc and nvidia-smi are not even run."""
+    import os
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    ran = tmp_path / "ran"
+    for program in ("nvcc", "nvidia-smi"):
+        script = bin_dir / program
+        script.write_text(f"#!/bin/sh\necho {program} >> {ran}\nexit 1\n")
+        script.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "DNNRESOLVE_NVML": "0"}
+    flags = ("--cuda", "8.0", "--cudnn", "5.0.5", "--driver", "375.26", "--gpu", "K20m", "--json")
+    r = run_cli("plan", "tensorflow-gpu==1.0", *flags, env=env)
+    assert r.returncode == 1, r.stderr
+    assert not ran.exists(), ran.read_text()
+    r = run_cli("plan", "tensorflow-gpu==1.0", "--json", env=env)  # without the flags both are asked
+    assert ran.exists() and {"nvcc", "nvidia-smi"} <= set(ran.read_text().split())

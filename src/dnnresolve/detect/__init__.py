@@ -47,11 +47,14 @@ def detect_runtime(
     *,
     matrix: Matrix | None = None,
     run_programs: bool | None = None,
+    given: frozenset[str] = frozenset(),
 ) -> Runtime:
     """What the machine (or the copy of one under ``root``) provides, with where each fact came from.
 
     ``env`` is the target's environment (default: this process's). ``matrix`` names GPUs and frameworks;
     the packaged one is loaded when it is not given. The DNNRESOLVE_* overrides in ``env`` apply last.
+    ``given``: components the caller's flags replace anyway ("cuda" and "cudnn" together, "driver" and "gpu"
+    together); their probes do not run.
     """
     env = dict(os.environ if env is None else env)
     if root is not None and not os.path.isdir(root):
@@ -61,27 +64,32 @@ def detect_runtime(
     ctx = ProbeContext(root, env, timeout, run_programs)
     matrix = matrix if matrix is not None else _packaged_matrix(ctx)
     try:
-        rt = _detect(ctx, matrix)
+        rt = _detect(ctx, matrix, given)
     finally:
         ctx.close()
     return apply_env_overrides(rt, env, matrix)
 
 
-def _detect(ctx: ProbeContext, matrix: Matrix | None) -> Runtime:
-    for starter in (smi.start, python_env.start, linker.start, modules.start):
-        starter(ctx)
-    nvml_answer = _in_background(lambda: nvml.probe(ctx))
+def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = frozenset()) -> Runtime:
+    libraries = not {"cuda", "cudnn"} <= given  # flags name both: no toolkit or library probe runs
+    devices = not {"driver", "gpu"} <= given  # flags name both: no nvidia-smi, no NVML
+    for starter, wanted in ((smi.start, devices), (python_env.start, True), (linker.start, libraries)):
+        if wanted:
+            starter(ctx)
+    modules.start(ctx)
+    nvml_answer = _in_background(lambda: nvml.probe(ctx)) if devices else nvml.NvmlReport
 
     drv = _guarded(ctx, "driver", lambda: driver.probe_system(ctx), driver.DriverReport)
     py = _guarded(ctx, "python", lambda: python_env.probe(ctx), python_env.PythonReport)
     env_conda = _guarded(ctx, "conda", lambda: conda.probe(ctx), conda.CondaReport)
     mods = _guarded(ctx, "modules", lambda: modules.probe(ctx), modules.ModulesReport)
-    cache = _guarded(ctx, "ldconfig", lambda: linker.read_ld_cache(ctx), linker.LdCache)
-    toolkits: list[CudaInstall] = _guarded(ctx, "cuda", lambda: cuda.probe(ctx, py, env_conda, mods, cache), list)
-    cudnns: list[CudnnInstall] = _guarded(
-        ctx, "cudnn", lambda: cudnn.probe(ctx, toolkits, py, env_conda, mods, cache), list
-    )
-    smi_report = _guarded(ctx, "nvidia-smi", lambda: smi.probe(ctx), smi.SmiReport)
+    toolkits: list[CudaInstall] = []
+    cudnns: list[CudnnInstall] = []
+    if libraries:
+        cache = _guarded(ctx, "ldconfig", lambda: linker.read_ld_cache(ctx), linker.LdCache)
+        toolkits = _guarded(ctx, "cuda", lambda: cuda.probe(ctx, py, env_conda, mods, cache), list)
+        cudnns = _guarded(ctx, "cudnn", lambda: cudnn.probe(ctx, toolkits, py, env_conda, mods, cache), list)
+    smi_report = _guarded(ctx, "nvidia-smi", lambda: smi.probe(ctx), smi.SmiReport) if devices else smi.SmiReport()
     nvml_report = nvml_answer()
     _guarded(ctx, "driver", lambda: driver.merge_programs(ctx, drv, nvml_report, smi_report), lambda: None)
     gpus: list[Gpu] = _guarded(
