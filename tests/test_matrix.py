@@ -191,3 +191,14 @@ def test_an_internal_error_is_one_line_exit_70(
     )
     with pytest.raises(RuntimeError):
         cli.main(["matrix", "torch", "--debug"])
+
+
+def test_matrix_text_shows_install_commands_shell_quoted(run_cli) -> None:  # type: ignore[no-untyped-def]
+    import shlex
+
+    r = run_cli("matrix", "jax==0.4.30", "--os", "linux")
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stdout.splitlines() if "pip install" in line]
+    assert lines and all("'jax[cuda12" in line for line in lines)  # extras quoted against shell globbing
+    command = lines[0].split("pip install", 1)[1].strip(" │|")
+    assert shlex.split(command)[0].startswith("jax[cuda12")

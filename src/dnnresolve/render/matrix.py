@@ -84,18 +84,7 @@ def _one(r: dict[str, Any], out: Any) -> None:
         ("build tool", r["build_tool"] or ""),
     ]
     for inst in r["install"]:
-        if inst["kind"] == "pip":
-            cmd = "pip install " + inst["requirement"]
-            if inst.get("index_url"):
-                cmd += " --index-url " + inst["index_url"]
-            if inst.get("find_links"):
-                cmd += " -f " + inst["find_links"]
-        elif inst["kind"] == "conda":
-            channels = " ".join(f"-c {c}" for c in inst.get("channels", []))
-            cmd = f"conda install {channels} " + " ".join(inst["packages"])
-        else:
-            cmd = inst.get("url", "") + " " + inst.get("note", "")
-        rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'})", cmd.strip()))
+        rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'})", install_command(inst)))
     rows.append(("note", r["note"] or ""))
     rows.append(("source", r["source"]))
     for key, value in rows:
@@ -108,3 +97,21 @@ def _e(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+def install_command(inst: dict[str, Any]) -> str:
+    """A recipe as one shell-quoted command (``'jax[cuda12]'`` must not meet a shell's globbing unquoted)."""
+    import shlex
+
+    if inst["kind"] == "pip":
+        argv = ["pip", "install", inst["requirement"], *(f"{n}=={v}" for n, v in inst.get("companions", {}).items())]
+        for flag, key in (("--index-url", "index_url"), ("--extra-index-url", "extra_index_url"), ("-f", "find_links")):
+            if inst.get(key):
+                argv += [flag, inst[key]]
+        return shlex.join(argv)
+    if inst["kind"] == "conda":
+        argv = ["conda", "install"]
+        for channel in inst.get("channels", []):
+            argv += ["-c", channel]
+        return shlex.join([*argv, *inst["packages"]])
+    return " ".join(x for x in (inst.get("url", ""), inst.get("note", "")) if x)
