@@ -256,3 +256,19 @@ def test_pre_commit_hook_definition() -> None:
         assert files.search(name), name
     for name in ("setup.py", "docs/notes.txt", "Pipfile.lock", "conda-lock.yml"):
         assert not files.search(name), name
+
+
+def test_same_pin_judged_per_environment_and_reported_per_line(run_cli: Run, tmp_path: Path) -> None:
+    # one run, the same tensorflow-gpu pin three times: twice in a plain requirements file (Python 3.11
+    # from the target: no 1.4 wheels) and once inside a conda env that sets python=3.6 (wheels exist)
+    env = tmp_path / "environment.yml"
+    env.write_text(
+        "dependencies:\n  - python=3.6\n  - cudatoolkit=8.0\n  - cudnn=6.0\n  - pip\n  - pip:\n"
+        "    - tensorflow-gpu==1.4.0\n"
+    )
+    reqs = tmp_path / "requirements.txt"
+    reqs.write_text("tensorflow-gpu==1.4.0\nnumpy\ntensorflow-gpu==1.4.0\n")
+    _, report = check_json(run_cli, str(reqs), str(env), "--python", "3.11", "--driver", "375.26")
+    python_findings = [f for f in findings(report, "target-incompatible") if "Python 3.11" in f["message"]]
+    assert sorted(at(f) for f in python_findings) == [("requirements.txt", 1), ("requirements.txt", 3)]
+    assert not [f for f in report["findings"] if at(f)[0] == "environment.yml" and "Python" in f["message"]]

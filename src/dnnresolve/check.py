@@ -16,12 +16,12 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
-from .check_pairs import Pin, cuda_agreement, pair_findings
+from .check_pairs import PairMemo, Pin, cuda_agreement, pair_findings
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import CudaInstall, CudnnInstall, Runtime
 from .plan import make_plan
-from .solve import RequirementResult, SolveResult, solve
+from .solve import RequirementResult, SolveResult, solve_requirement
 from .sources.interface import LocatedRequirement, SourceFile
 from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, parse_build_tag, parse_cuda_tag
 
@@ -32,7 +32,33 @@ _GPU_NAME = re.compile(r"cuda|cudnn|gpu|nvidia|tensorrt|cupy|triton|(^|-)cu\d+")
 _INDEX_TAG = re.compile(r"/whl/(cu\d{2,4}|cpu|rocm[\d.]+)/?$")
 
 
+class _Memo:
+    """Answers that repeat across the lines and files of one run, worked out once each.
+
+    A monorepo's files name the same few requirements again and again; each distinct requirement is
+    solved once per environment, and each distinct pair compared once (``check_pairs``). Keys are the
+    requirement's text and the identity of the runtime object it was judged against; the runtimes live
+    as long as the run.
+    """
+
+    def __init__(self, matrix: Matrix) -> None:
+        self.packages = frozenset(matrix.packages())
+        self.conda_names: dict[str, str] = {}
+        for row in matrix.frameworks:
+            for recipe in row.install:
+                if recipe.kind == "conda" and recipe.packages:
+                    first = re.split(r"[=<>! ]", recipe.packages[0])[0].lower()
+                    self.conda_names.setdefault(first, row.package)
+        self.companions = {c for row in matrix.frameworks for recipe in row.install for c, _ in recipe.companions}
+        self.index_variants: dict[tuple[str, tuple[str, ...]], tuple[CudaVersion | None, bool, str]] = {}
+        self.markers: dict[tuple[str, str, str], bool] = {}
+        self.results: dict[tuple[str, str, bool, int], RequirementResult] = {}
+        self.target_findings: dict[tuple[int, str, bool], list[tuple[Severity, str, str, str, str]]] = {}
+        self.pairs = PairMemo()
+
+
 def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix: Matrix) -> CheckReport:
+    memo = _Memo(matrix)
     report = CheckReport(files=[s.path for s in sources])
     report.target = describe_target(target)
     if target is None:
@@ -40,6 +66,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
             "no target machine given (--target, --driver/--gpu/--python/--cuda, or [tool.dnnresolve]): "
             "only internal consistency was checked"
         )
+    shared = copy.deepcopy(target) if target is not None else Runtime()  # for files that set nothing of their own
     project_cuda: list[tuple[str, CudaVersion, LocatedRequirement]] = []
     project_variants: list[Pin] = []
     unknown: dict[str, None] = {}
@@ -47,26 +74,26 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
     for source in sources:
         for s in source.skipped:
             report.findings.append(Finding(s.file, s.line, "", Severity.INFO, "skipped", f"{s.raw}: {s.reason}"))
-        runtime, env_cuda = _environment(source, target)
+        runtime, env_cuda = _environment(source, target, shared)
         project_cuda.extend(env_cuda)
         pins = []
         for located in source.requirements:
-            if located.requirement is not None and not _marker_applies(located.requirement, runtime):
+            if located.requirement is not None and not _marker_applies(located.requirement, runtime, memo):
                 continue  # not installed on this target
-            pin = _pin(located, source, runtime, matrix)
+            pin = _pin(located, source, matrix, memo)
             if pin is None:
                 if located.name not in CONDA_CUDA + CONDA_CUDA_VARIANT + ("python", "cudnn", "pip"):
-                    _unknown(report, located, matrix, unknown)
+                    _unknown(report, located, memo, unknown)
                 continue
             checked.setdefault(pin.package, None)
             pins.append(pin)
             if pin.variant is not None and pin.variant_from:
                 project_variants.append(pin)
-        results = _solve(pins, runtime, matrix)
+        results = [_solve(pin, runtime, matrix, memo) for pin in pins]
         for pin, result in zip(pins, results):
-            _target_findings(report, pin, result, runtime, matrix, target is not None)
+            _target_findings(report, pin, result, runtime, matrix, target is not None, memo)
             _unpinned(report, pin, result)
-        pair_findings(report, pins, results, matrix)
+        pair_findings(report, pins, results, matrix, memo.pairs)
     cuda_agreement(report, project_cuda, project_variants, target)
     report.not_checked = sorted(unknown)
     report.checked = sorted(checked)
@@ -77,8 +104,10 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
 
 
 def _environment(
-    source: SourceFile, target: Runtime | None
+    source: SourceFile, target: Runtime | None, shared: Runtime
 ) -> tuple[Runtime, list[tuple[str, CudaVersion, LocatedRequirement]]]:
+    if not any(r.conda is not None and r.conda.exact_version for r in source.requirements):
+        return shared, []
     runtime = copy.deepcopy(target) if target is not None else Runtime()
     env_cuda = []
     for r in source.requirements:
@@ -104,9 +133,18 @@ def _environment(
     return runtime, env_cuda
 
 
-def _marker_applies(req: Requirement, runtime: Runtime) -> bool:
+def _marker_applies(req: Requirement, runtime: Runtime, memo: _Memo) -> bool:
     if req.marker is None or runtime.python is None:
         return True
+    key = (str(req.marker), str(runtime.python.series), runtime.os)
+    known = memo.markers.get(key)
+    if known is None:
+        known = memo.markers[key] = _evaluate_marker(key[0], runtime)
+    return known
+
+
+def _evaluate_marker(marker: str, runtime: Runtime) -> bool:
+    assert runtime.python is not None
     py = runtime.python.series
     env = {
         "python_version": str(py),
@@ -117,29 +155,23 @@ def _marker_applies(req: Requirement, runtime: Runtime) -> bool:
         "platform_machine": "x86_64",
         "extra": "",
     }
-    return Marker(str(req.marker)).evaluate(env)
+    return Marker(marker).evaluate(env)
 
 
-def _matrix_name(located: LocatedRequirement, matrix: Matrix) -> str | None:
+def _matrix_name(located: LocatedRequirement, memo: _Memo) -> str | None:
     """The matrix package a requirement names; a conda name maps through the rows' conda recipes."""
-    packages = set(matrix.packages())
-    if located.name in packages:
-        return located.name
+    name = located.name
+    if name in memo.packages:
+        return name
     if located.conda is None:
         return None
-    for row in matrix.frameworks:
-        for recipe in row.install:
-            if recipe.kind == "conda" and recipe.packages:
-                first = re.split(r"[=<>! ]", recipe.packages[0])[0].lower()
-                if first == located.name:
-                    return row.package
-    return None
+    return memo.conda_names.get(name)
 
 
-def _pin(located: LocatedRequirement, source: SourceFile, runtime: Runtime, matrix: Matrix) -> Pin | None:
+def _pin(located: LocatedRequirement, source: SourceFile, matrix: Matrix, memo: _Memo) -> Pin | None:
     if located.constraint:
         return None
-    package = _matrix_name(located, matrix)
+    package = _matrix_name(located, memo)
     if package is None:
         return None
     if located.requirement is not None:
@@ -154,8 +186,11 @@ def _pin(located: LocatedRequirement, source: SourceFile, runtime: Runtime, matr
             tag = parse_build_tag(s.version)
             pin.variant, pin.cpu = tag.cuda, tag.kind == "cpu"
             pin.variant_from = f"local tag +{tag.label}"
-    if pin.variant is None and not pin.cpu:
-        _variant_from_index(pin, matrix)
+    if pin.variant is None and not pin.cpu and located.index.urls:
+        key = (package, located.index.urls)
+        if key not in memo.index_variants:
+            memo.index_variants[key] = _variant_from_index(package, located.index.urls, matrix)
+        pin.variant, pin.cpu, pin.variant_from = memo.index_variants[key]
     if pin.variant is None and located.conda is not None:
         for r in source.requirements:
             if r.conda is not None and r.name in CONDA_CUDA_VARIANT and r.conda.exact_version:
@@ -167,82 +202,81 @@ def _pin(located: LocatedRequirement, source: SourceFile, runtime: Runtime, matr
     return pin
 
 
-def _variant_from_index(pin: Pin, matrix: Matrix) -> None:
-    urls = pin.located.index.urls
-    for row in matrix.releases(pin.package):
+def _variant_from_index(package: str, urls: tuple[str, ...], matrix: Matrix) -> tuple[CudaVersion | None, bool, str]:
+    """(CUDA variant, CPU build, why) that the package indexes in force select, if they select one."""
+    for row in matrix.releases(package):
         for recipe in row.install:
             if (
                 recipe.kind == "pip"
                 and recipe.index_url
                 and recipe.index_url.rstrip("/") in (u.rstrip("/") for u in urls)
             ):
-                pin.cpu = recipe.cuda == ""
-                pin.variant = None if pin.cpu else CudaVersion.parse(recipe.cuda)
-                pin.variant_from = f"index {recipe.index_url}"
-                return
-    served = any(r.kind == "pip" and r.index_url for row in matrix.releases(pin.package) for r in row.install)
+                cpu = recipe.cuda == ""
+                return (None if cpu else CudaVersion.parse(recipe.cuda)), cpu, f"index {recipe.index_url}"
+    served = any(r.kind == "pip" and r.index_url for row in matrix.releases(package) for r in row.install)
     for url in urls if served else ():
         m = _INDEX_TAG.search(url)
         if m and "pytorch" in url:
             tag = m.group(1)
-            pin.cpu = tag == "cpu"
-            pin.variant = parse_cuda_tag(tag) if tag.startswith("cu") else None
-            pin.variant_from = f"index {url}"
-            return
+            return (parse_cuda_tag(tag) if tag.startswith("cu") else None), tag == "cpu", f"index {url}"
+    return None, False, ""
 
 
-def _solve(pins: list[Pin], runtime: Runtime, matrix: Matrix) -> list[RequirementResult]:
-    results = solve([p.requirement for p in pins], runtime, matrix).results
-    for pin, result in zip(pins, results):
+def _solve(pin: Pin, runtime: Runtime, matrix: Matrix, memo: _Memo) -> RequirementResult:
+    """The solver's verdict on one pin, narrowed to the CUDA build the pin selects; once per distinct pin."""
+    key = (str(pin.requirement), str(pin.variant.series) if pin.variant else "", pin.cpu, id(runtime))
+    result = memo.results.get(key)
+    if result is None:
+        result = memo.results[key] = solve_requirement(pin.requirement, runtime, matrix)
         if pin.variant is not None:
-            result.candidates = [
-                c for c in result.candidates if c.cuda is not None and c.cuda.series == pin.variant.series
-            ]
+            series = pin.variant.series
+            result.candidates = [c for c in result.candidates if c.cuda is not None and c.cuda.series == series]
         elif pin.cpu:
             result.candidates = [c for c in result.candidates if c.cuda is None]
-    return results
+    return result
 
 
 # ------------------------------------------------------------------ per requirement
 
 
 def _target_findings(
-    report: CheckReport, pin: Pin, result: RequirementResult, runtime: Runtime, matrix: Matrix, has_target: bool
+    report: CheckReport,
+    pin: Pin,
+    result: RequirementResult,
+    runtime: Runtime,
+    matrix: Matrix,
+    has_target: bool,
+    memo: _Memo,
 ) -> None:
+    key = (id(result), pin.variant_from, has_target)
+    found = memo.target_findings.get(key)
+    if found is None:
+        found = memo.target_findings[key] = _judge(pin, result, runtime, matrix, has_target)
     loc = pin.located
+    for severity, rule, message, fix, source in found:
+        report.findings.append(Finding(loc.file, loc.line, pin.package, severity, rule, message, fix, source))
+
+
+def _judge(
+    pin: Pin, result: RequirementResult, runtime: Runtime, matrix: Matrix, has_target: bool
+) -> list[tuple[Severity, str, str, str, str]]:
+    """What is wrong with one pin on the target: (severity, rule, message, fix, source) of each finding."""
     if not result.candidates:
         if pin.variant is not None and matrix.find(pin.package, _plain(pin.requirement.specifier)):
-            report.findings.append(
-                Finding(
-                    loc.file,
-                    loc.line,
-                    pin.package,
-                    Severity.ERROR,
-                    "cuda-disagreement",
-                    f"{pin.requirement}: the matrix has no CUDA {pin.variant} build of it ({pin.variant_from})",
-                    "use a CUDA index this release was built for",
-                )
-            )
-        elif not pin.cpu:
-            report.findings.append(
-                Finding(
-                    loc.file,
-                    loc.line,
-                    pin.package,
-                    Severity.INFO,
-                    "not-checked",
-                    f"{pin.requirement}: no release in the matrix satisfies it; not checked",
-                )
-            )
-        return
+            message = f"{pin.requirement}: the matrix has no CUDA {pin.variant} build of it ({pin.variant_from})"
+            return [(Severity.ERROR, "cuda-disagreement", message, "use a CUDA index this release was built for", "")]
+        if not pin.cpu:
+            message = f"{pin.requirement}: no release in the matrix satisfies it; not checked"
+            return [(Severity.INFO, "not-checked", message, "", "")]
+        return []
     best = result.best
     if best is None:
-        return
+        return []
     if not _exact(pin.requirement.specifier) and any(c.ok for c in result.candidates):
-        return  # a range: some matching release runs here (the unpinned warning says the rest)
+        return []  # a range: some matching release runs here (the unpinned warning says the rest)
     failures = [c for c in best.failures if has_target or c.component != "os"]
     if not failures:
-        return
+        return []
     where = {c.component: runtime.sources.get(c.component, "") for c in failures}
     if runtime.cuda:
         where["cuda"] = runtime.cuda[0].found_in
@@ -259,18 +293,8 @@ def _target_findings(
         opt = plan.requirements[0].options[0]
         steps = "; ".join(s.shell if s.kind != "manual" else s.description for s in opt.steps)
         fix = opt.title + (f": {steps}" if steps else "")
-    report.findings.append(
-        Finding(
-            loc.file,
-            loc.line,
-            pin.package,
-            Severity.ERROR,
-            rule,
-            f"{best.label} cannot run: {reasons}",
-            fix,
-            failures[0].source or best.release.source,
-        )
-    )
+    source = failures[0].source or best.release.source
+    return [(Severity.ERROR, rule, f"{best.label} cannot run: {reasons}", fix, source)]
 
 
 def _exact(spec: SpecifierSet) -> bool:
@@ -305,10 +329,9 @@ def _unpinned(report: CheckReport, pin: Pin, result: RequirementResult) -> None:
     )
 
 
-def _unknown(report: CheckReport, located: LocatedRequirement, matrix: Matrix, unknown: dict[str, None]) -> None:
+def _unknown(report: CheckReport, located: LocatedRequirement, memo: _Memo, unknown: dict[str, None]) -> None:
     name = located.name
-    companions = {c for row in matrix.frameworks for recipe in row.install for c, _ in recipe.companions}
-    if _GPU_NAME.search(name) or name in companions or name in ("torchvision", "torchaudio"):
+    if _GPU_NAME.search(name) or name in memo.companions or name in ("torchvision", "torchaudio"):
         report.findings.append(
             Finding(
                 located.file,

@@ -12,9 +12,11 @@ from packaging.specifiers import SpecifierSet
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import Runtime, WheelPins
-from .solve import RequirementResult, find_conflicts, pinned_specifiers
+from .solve import Candidate, RequirementResult, find_conflicts, pinned_specifiers
 from .sources.interface import LocatedRequirement
 from .versions import CudaVersion
+
+_CU_WHEEL = re.compile(r"(nvidia-[a-z-]+?)-cu(\d+)")
 
 
 @dataclass
@@ -30,6 +32,40 @@ class Pin:
 
 
 # ------------------------------------------------------------------ between requirements
+
+
+@dataclass
+class _MajorMix:
+    lib: str  # "nvidia-cudnn"
+    wheel_a: str  # "nvidia-cudnn-cu11"
+    wheel_b: str
+    spec_a: str
+    spec_b: str
+    cuda_a: str  # the wheel's CUDA major, "11"
+    cuda_b: str
+    same_soname: str  # the cuDNN major both ship, when they do
+
+
+@dataclass
+class _PairVerdict:
+    source: str
+    clashes: list[str]
+    mix: _MajorMix | None
+
+
+class PairMemo:
+    """Verdicts of pairs of solver results, by the results' identity (``check`` shares one result among all
+    the lines that name the same requirement), and each result's requested candidate."""
+
+    def __init__(self) -> None:
+        self.verdicts: dict[tuple[int, int], _PairVerdict] = {}
+        self.best: dict[int, Candidate | None] = {}
+
+    def best_of(self, result: RequirementResult) -> Candidate | None:
+        key = id(result)
+        if key not in self.best:
+            self.best[key] = result.best
+        return self.best[key]
 
 
 def _pins_of(result: RequirementResult, matrix: Matrix) -> dict[str, SpecifierSet]:
@@ -53,27 +89,34 @@ def _together(a: Pin, b: Pin) -> bool:
     return ga == gb or ga in main or gb in main or ga.startswith("-") or gb.startswith("-")
 
 
-def _pip_wheels(pin: Pin, result: RequirementResult) -> bool:
+def _pip_wheels(pin: Pin, best: Candidate | None) -> bool:
     """Whether the PyPI metadata describes this build: pip-installed, and the default CUDA variant if chosen."""
     if pin.located.origin != "pip" or pin.cpu:
         return False
-    best = result.best
     if pin.variant is None or best is None:
         return True
     default = best.release.cuda_default
     return default is not None and default.series == pin.variant.series
 
 
-def pair_findings(report: CheckReport, pins: list[Pin], results: list[RequirementResult], matrix: Matrix) -> None:
+def pair_findings(
+    report: CheckReport, pins: list[Pin], results: list[RequirementResult], matrix: Matrix, memo: PairMemo
+) -> None:
+    wheels = [_pip_wheels(pin, memo.best_of(result)) for pin, result in zip(pins, results)]
     for i in range(len(pins)):
+        if not wheels[i]:
+            continue
         for j in range(i + 1, len(pins)):
             a, b = pins[i], pins[j]
-            ra, rb = results[i], results[j]
-            if not _together(a, b) or not _pip_wheels(a, ra) or not _pip_wheels(b, rb):
+            if not wheels[j] or not _together(a, b):
                 continue
-            source = next((p.source for r in (ra, rb) for p in _rows(r, matrix)), "")
-            clashes = find_conflicts([ra, rb], matrix)
-            if clashes:
+            ra, rb = results[i], results[j]
+            key = (id(ra), id(rb))
+            verdict = memo.verdicts.get(key)
+            if verdict is None:
+                verdict = memo.verdicts[key] = _pair_verdict(ra, rb, matrix)
+            if verdict.clashes:
+                clashes = verdict.clashes
                 shown = "; ".join(c.split(": pip cannot")[0] for c in clashes[:2])
                 more = f" (and {len(clashes) - 2} more nvidia-* wheels)" if len(clashes) > 2 else ""
                 report.findings.append(
@@ -86,10 +129,16 @@ def pair_findings(report: CheckReport, pins: list[Pin], results: list[Requiremen
                         f"pip cannot install {a.requirement} ({a.located.where}) and {b.requirement} together: "
                         f"{shown}{more}",
                         "keep one framework per environment, or pick releases whose nvidia-* pins overlap",
-                        source,
+                        verdict.source,
                     )
                 )
-            _major_mix(report, a, b, _pins_of(ra, matrix), _pins_of(rb, matrix), source)
+            if verdict.mix is not None:
+                _major_mix(report, a, b, verdict.mix, verdict.source)
+
+
+def _pair_verdict(ra: RequirementResult, rb: RequirementResult, matrix: Matrix) -> _PairVerdict:
+    source = next((p.source for r in (ra, rb) for p in _rows(r, matrix)), "")
+    return _PairVerdict(source, find_conflicts([ra, rb], matrix), _mix(_pins_of(ra, matrix), _pins_of(rb, matrix)))
 
 
 def _rows(result: RequirementResult, matrix: Matrix) -> list[WheelPins]:
@@ -100,13 +149,13 @@ def _rows(result: RequirementResult, matrix: Matrix) -> list[WheelPins]:
     return list(matrix.pins_for(best.release.package, best.release.version, extra))
 
 
-def _major_mix(
-    report: CheckReport, a: Pin, b: Pin, pa: dict[str, SpecifierSet], pb: dict[str, SpecifierSet], source: str
-) -> None:
+def _mix(pa: dict[str, SpecifierSet], pb: dict[str, SpecifierSet]) -> _MajorMix | None:
+    """The nvidia-* library two releases both pin, built for different CUDA majors (cuDNN first)."""
+
     def libs(pins: dict[str, SpecifierSet]) -> dict[str, tuple[str, str]]:
         out = {}
         for name in pins:
-            m = re.fullmatch(r"(nvidia-[a-z-]+?)-cu(\d+)", name)
+            m = _CU_WHEEL.fullmatch(name)
             if m:
                 out[m.group(1)] = (m.group(2), name)
         return out
@@ -114,16 +163,22 @@ def _major_mix(
     la, lb = libs(pa), libs(pb)
     mixed = sorted(lib for lib in set(la) & set(lb) if la[lib][0] != lb[lib][0])
     if not mixed:
-        return
+        return None
     lib = "nvidia-cudnn" if "nvidia-cudnn" in mixed else mixed[0]
     na, nb = la[lib][1], lb[lib][1]
-    message = (
-        f"{a.requirement} brings {na}{pa[na]} (CUDA {la[lib][0]}) and {b.requirement} brings {nb}{pb[nb]} "
-        f"(CUDA {lb[lib][0]}): pip installs both, but one process then loads two builds of the same libraries"
-    )
     major_a, major_b = _first_major(pa[na]), _first_major(pb[nb])
-    if lib == "nvidia-cudnn" and major_a and major_a == major_b:
-        message += f" (both ship libcudnn.so.{major_a}; whichever loads first serves both frameworks)"
+    same = major_a if lib == "nvidia-cudnn" and major_a and major_a == major_b else ""
+    return _MajorMix(lib, na, nb, str(pa[na]), str(pb[nb]), la[lib][0], lb[lib][0], same)
+
+
+def _major_mix(report: CheckReport, a: Pin, b: Pin, mix: _MajorMix, source: str) -> None:
+    message = (
+        f"{a.requirement} brings {mix.wheel_a}{mix.spec_a} (CUDA {mix.cuda_a}) and {b.requirement} brings "
+        f"{mix.wheel_b}{mix.spec_b} (CUDA {mix.cuda_b}): pip installs both, but one process then loads two builds "
+        "of the same libraries"
+    )
+    if mix.same_soname:
+        message += f" (both ship libcudnn.so.{mix.same_soname}; whichever loads first serves both frameworks)"
     message += f" (the other is at {a.located.where})"
     report.findings.append(
         Finding(

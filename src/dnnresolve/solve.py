@@ -150,11 +150,12 @@ def cudnn_rule_for(release: FrameworkRelease) -> CudnnRule:
 
 
 def solve(requirements: Sequence[Requirement], runtime: Runtime, matrix: Matrix) -> SolveResult:
-    results = [_solve_one(req, runtime, matrix) for req in requirements]
+    results = [solve_requirement(req, runtime, matrix) for req in requirements]
     return SolveResult(results, conflicts=find_conflicts(results, matrix))
 
 
-def _solve_one(req: Requirement, runtime: Runtime, matrix: Matrix) -> RequirementResult:
+def solve_requirement(req: Requirement, runtime: Runtime, matrix: Matrix) -> RequirementResult:
+    """The candidates of one requirement, each variant checked against the runtime."""
     name = canonicalize_name(req.name)
     installed = next((p for p in runtime.packages if canonicalize_name(p.name) == name), None)
     if name not in matrix.packages():

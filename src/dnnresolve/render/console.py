@@ -12,7 +12,10 @@ if TYPE_CHECKING:  # rich is imported lazily: --json output never pays for it
 
 
 def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str))
+    """JSON on standard output: indented on a terminal, one line when piped (the C encoder, several times
+    faster on a big ``check`` report)."""
+    indent = 2 if sys.stdout.isatty() else None
+    sys.stdout.write(json.dumps(data, indent=indent, sort_keys=False, default=str))
     sys.stdout.write("\n")
 
 

@@ -100,7 +100,21 @@ def parse_requirement(text: str) -> Requirement:
     """A PEP 508 requirement, as ``packaging`` reads it, whose versions are numbers this program can compare.
 
     Raises InvalidRequirement for both: ``torch==7777...`` (thousands of digits) passes ``packaging``'s
-    grammar, then crashes the first comparison."""
+    grammar, then crashes the first comparison. The same text read again (a monorepo's hundred copies of
+    ``torch==2.1.0``) gets the same object back: requirements are never changed once read."""
+    req = _parsed.get(text)
+    if req is None:
+        req = _parse(text)
+        if len(_parsed) < _PARSED_MAX:
+            _parsed[text] = req
+    return req
+
+
+_parsed: dict[str, Requirement] = {}
+_PARSED_MAX = 100_000
+
+
+def _parse(text: str) -> Requirement:
     from packaging.requirements import InvalidRequirement
 
     req = Requirement(text)

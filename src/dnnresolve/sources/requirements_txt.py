@@ -40,6 +40,8 @@ class PipLines:
     stack: list[Path] = field(default_factory=list)
 
     def finish(self) -> list[LocatedRequirement]:
+        if self.index == IndexContext():
+            return self.requirements
         return [replace(r, index=self.index) for r in self.requirements]
 
 
