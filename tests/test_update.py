@@ -113,7 +113,12 @@ def test_update_url_from_environment_and_json_output(run_cli: Run, cache: Path) 
         ("truncated file", lambda: routes(NEWER[:200], checksum=sha(NEWER)), "checksum mismatch"),
         ("connection closed early", lambda: routes(NEWER[:200], declared_length=len(NEWER)), "cut short"),
         ("wrong checksum", lambda: routes(NEWER, checksum="0" * 64), "checksum mismatch"),
-        ("invalid schema", lambda: routes(INVALID), "the downloaded matrix is not valid: [[framework]] row 2"),
+        (
+            "invalid schema",
+            lambda: routes(INVALID),
+            f"the downloaded matrix is not valid: [[framework]] row {PACKAGED.count(b'[[framework]]') + 1} "
+            "(example-gpu-framework 1.1.0), field 'cuda'",
+        ),
         ("http 500", lambda: {**routes(NEWER), MATRIX_PATH: Reply(b"oops", 500)}, "answered HTTP 500"),
         ("no checksum", lambda: {MATRIX_PATH: Reply(NEWER)}, ".sha256 answered HTTP 404"),
         ("garbage checksum", lambda: {**routes(NEWER), MATRIX_PATH + ".sha256": Reply(b"<html>")}, "bad checksum"),

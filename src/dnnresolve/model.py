@@ -65,6 +65,7 @@ class FrameworkRelease:
     aliases: tuple[str, ...] = ()
     compiler: str = ""
     build_tool: str = ""
+    on_pypi: bool = True  # False: PyPI no longer serves its files, so no plain ``pip install`` gets it
     install: tuple[InstallRecipe, ...] = ()
     source: str = ""
     sources: tuple[str, ...] = ()

@@ -272,7 +272,10 @@ def _other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> l
 
 
 def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> Option:
-    return Option(title, [_pip_step(c.release, c.cuda)], weight)
+    step = _pip_step(c.release, c.cuda)
+    if step.kind == "manual":
+        title += ", but not with pip"
+    return Option(title, [step], weight)
 
 
 # ------------------------------------------------------------------ steps
@@ -294,6 +297,12 @@ def _recipe(row: FrameworkRelease, cuda: CudaVersion | None, kind: str = "pip") 
 def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None) -> Step:
     rec = _recipe(row, cuda)
     argv = ["python", "-m", "pip", "install"]
+    if rec is None and not row.on_pypi:
+        return Step(
+            "manual",
+            f"{row.package} {row.version} is no longer on PyPI and the matrix knows no other source: "
+            "build it from source, or choose a release pip can still install",
+        )
     if rec is None:
         argv.append(f"{row.package}=={row.version}")
         return Step("pip", f"install {row.package} {row.version}", tuple(argv))

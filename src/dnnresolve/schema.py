@@ -110,6 +110,12 @@ class Row:
             self.fail(key, f"expected a string, got {type(value).__name__}")
         return str(value)
 
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.data.get(key, default)
+        if not isinstance(value, bool):
+            self.fail(key, f"expected true or false, got {type(value).__name__}")
+        return bool(value)
+
     def texts(self, key: str, required: bool = False) -> tuple[str, ...]:
         value = self.data.get(key)
         if value is None:
@@ -230,6 +236,7 @@ def _framework(row: Row) -> FrameworkRelease:
             "sm",
             "compiler",
             "build_tool",
+            "on_pypi",
             "install",
             "source",
             "sources",
@@ -266,6 +273,7 @@ def _framework(row: Row) -> FrameworkRelease:
         aliases=tuple(canonicalize_name(a) for a in row.texts("aliases")),
         compiler=row.text("compiler"),
         build_tool=row.text("build_tool"),
+        on_pypi=row.flag("on_pypi", True),
         install=_install(row, row.data.get("install")),
         source=row.source(),
         sources=row.texts("sources"),

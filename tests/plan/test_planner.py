@@ -226,3 +226,23 @@ def test_module_naming_with_a_cuda_suffix_is_understood() -> None:
     first = plan_for("tensorflow-gpu==1.0", rt).requirements[0].options[0]
     assert first.steps[0].shell == "module load cudnn/5.1-cuda8.0"
     assert any("module swap cudnn/5.0-cuda8.0 cudnn/5.1-cuda8.0" in n for n in first.notes)
+
+
+def test_release_pypi_no_longer_serves_is_not_planned_as_a_pip_install() -> None:
+    # onnxruntime-gpu 1.8.0: CUDA 11.0 / cuDNN 8.0 per ORT's table, but PyPI's files start at 1.11.0
+    rt = Runtime(
+        os="linux",
+        driver=DriverVersion.parse("450.80.02"),
+        gpus=[Gpu("Tesla T4", ComputeCapability.parse("7.5"))],
+        cuda=[CudaInstall(CudaVersion.parse("11.0.3"), "/usr/local/cuda-11.0")],
+        cudnn=[CudnnInstall(CudnnVersion.parse("8.0.5"), "/usr/local/cuda-11.0/lib64", loads_first=True)],
+        python=PythonVersion.parse("3.8"),
+    )
+    plan = plan_for("onnxruntime-gpu==1.8.0", rt)
+    steps = [s for o in plan.requirements[0].options for s in o.steps]
+    assert not [s for s in steps if "onnxruntime-gpu==1.8.0" in s.argv]
+    first = plan.requirements[0].options[0]
+    assert first.title.endswith("but not with pip")
+    assert first.steps[0].kind == "manual" and "no longer on PyPI" in first.steps[0].description
+    # a release pip can still fetch keeps its plain install
+    assert plan_for("onnxruntime-gpu==1.11.0", rt).requirements[0].options
