@@ -224,7 +224,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     from .explain import scan
     from .explain.fixes import fixes_for
     from .explain.planned import merge_fixes, planned_fixes
-    from .explain.source import open_input
+    from .explain.source import open_input, scan_log_file
     from .render import explain as render
     from .runtime_flags import runtime_for
 
@@ -234,8 +234,13 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
     size = os.path.getsize(args.file) if args.file and args.file != "-" and os.path.isfile(args.file) else 0
     bar = byte_progress(f"reading {args.file}", size, enabled=not args.json and size > PROGRESS_MIN_BYTES)
-    with bar as progress, open_input(args.text, args.file, on_progress=progress) as (source, lines):
-        result = scan(lines)
+    with bar as progress:
+        found = scan_log_file(args.file, progress) if args.file and args.file != "-" and not args.text else None
+        if found is not None:
+            source, result = args.file, found
+        else:
+            with open_input(args.text, args.file, on_progress=progress) as (source, lines):
+                result = scan(lines)
     for d in result.diagnoses:
         d.fixes = merge_fixes(planned_fixes(d, runtime, matrix), fixes_for(d, runtime, matrix))
     render.emit(result, source, as_json=args.json)

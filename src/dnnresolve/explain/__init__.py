@@ -1,7 +1,8 @@
 """`dnnresolve explain`: recognise CUDA / cuDNN / driver errors in a text or a whole log and decode them.
 
 - ``catalog``: the known messages (data/error_catalog.toml), validated and compiled
-- ``scan``: streaming search of every known error, with line numbers (``diagnose``, ``scan``)
+- ``scanner``: streaming search of every known error, with line numbers (``diagnose``, ``scan``, ``scan_file``)
+- ``segments``: a log file searched as bytes, in parallel, for the lines worth decoding
 - ``decoders``: the numbers in a message turned into versions and rules
 - ``diagnosis``: the result, root causes first
 - ``fixes``: steps for a diagnosis, concrete when the machine is known (``fixes_for``)
@@ -10,7 +11,23 @@
 
 from __future__ import annotations
 
-from .diagnosis import Consequence, Diagnosis
-from .scan import ScanResult, diagnose, scan
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .diagnosis import Consequence, Diagnosis
+    from .scanner import ScanResult, diagnose, scan
 
 __all__ = ["Consequence", "Diagnosis", "ScanResult", "diagnose", "scan"]
+
+
+def __getattr__(name: str) -> Any:
+    # imported on first use, so that a big log's search workers (``segments``) start without the catalog
+    if name in ("Consequence", "Diagnosis"):
+        from . import diagnosis
+
+        return getattr(diagnosis, name)
+    if name in ("ScanResult", "diagnose", "scan"):
+        from . import scanner
+
+        return getattr(scanner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

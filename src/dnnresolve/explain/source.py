@@ -11,11 +11,14 @@ import io
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UserError
 
-__all__ = ["open_input"]
+if TYPE_CHECKING:
+    from .scanner import ScanResult
+
+__all__ = ["open_input", "scan_log_file"]
 
 
 PROGRESS_EVERY = 65536  # lines between progress reports
@@ -52,6 +55,26 @@ def open_input(
     buffer = getattr(stdin, "buffer", None)
     stream = io.TextIOWrapper(buffer, encoding="utf-8", errors="replace") if buffer is not None else stdin
     yield "standard input", _lines(stream, "standard input")
+
+
+def scan_log_file(path: str, on_progress: Callable[[int], None] | None = None) -> ScanResult | None:
+    """A UTF-8 log file scanned as bytes (the fast path for big logs); None for a UTF-16 log, which is read
+    as text by ``open_input``. Raises UserError for a file that cannot be read or is not a log."""
+    from .scanner import scan_file
+    from .segments import LogProblem
+
+    stream = _open_file(path)  # the same errors as a text-mode read: no such file, a directory...
+    try:
+        if stream.encoding == "utf-16":
+            return None
+    finally:
+        stream.close()
+    try:
+        return scan_file(path, on_progress=on_progress)
+    except LogProblem as exc:
+        raise UserError(str(exc), path, exc.line) from exc
+    except OSError as exc:
+        raise UserError(f"cannot read: {exc.strerror or exc}", path) from exc
 
 
 def _open_file(path: str) -> TextIO:

@@ -9,7 +9,7 @@ before and after each batch.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .catalog import Catalog, CatalogEntry, load_catalog
@@ -28,7 +28,7 @@ _CONTINUATION_PREFIX = re.compile(
     r"|\d{4}-\d\d-\d\d[ T][\d:.,]+:?(?: [IWEF] [\w./\\-]+:\d+\])?) *"
 )
 
-__all__ = ["ScanResult", "diagnose", "scan"]
+__all__ = ["ScanResult", "diagnose", "scan", "scan_file"]
 
 
 @dataclass
@@ -59,6 +59,32 @@ def scan(lines: Iterable[str], catalog: Catalog | None = None) -> ScanResult:
             base += drop
             nxt -= drop
     scanner.examine(buf, base, nxt, len(buf))
+    return ScanResult(scanner.result(), total, scanner.truncated)
+
+
+def scan_file(
+    path: str,
+    catalog: Catalog | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    **search: int,
+) -> ScanResult:
+    """``scan`` of a log file, searched as bytes (``segments``): only the lines around an anchor are decoded.
+
+    Raises LogProblem for a file that is not a log, OSError when it cannot be read. ``search`` tunes
+    ``segments.search_file`` (range_bytes, block_bytes, jobs)."""
+    from .segments import Needles, read_window, search_file
+
+    scanner = _Scanner(catalog or load_catalog())
+    hits = search_file(path, Needles.of(scanner.catalog.anchors), on_progress, **search)
+    with open(path, "rb") as f:
+        while True:
+            try:
+                line_no, offset = next(hits)
+            except StopIteration as done:
+                total: int = done.value
+                break
+            window, at = read_window(f, offset, LOOKBEHIND, LOOKAHEAD)
+            scanner.look_at(window, line_no - at, at)
     return ScanResult(scanner.result(), total, scanner.truncated)
 
 
@@ -98,6 +124,10 @@ class _Scanner:
         for i in rows:
             self._try_line(buf, base, i)
         return stop
+
+    def look_at(self, buf: list[str], base: int, i: int) -> None:
+        """Try line ``buf[i]`` (line number ``base + i``), a line known to hold an anchor."""
+        self._try_line(buf, base, i)
 
     def _try_line(self, buf: list[str], base: int, i: int) -> None:
         line_no = base + i
