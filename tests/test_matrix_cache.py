@@ -8,7 +8,10 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from dnnresolve.matrix import packaged_matrix_path
+import pytest
+
+from dnnresolve import matrix as matrix_module
+from dnnresolve.matrix import load_matrix, packaged_matrix_path, parse_matrix
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -49,3 +52,25 @@ def test_an_edited_matrix_is_validated_again(run_cli: Run, tmp_path: Path) -> No
     copy.write_text(copy.read_text(encoding="utf-8") + '\n[[gpu]]\nname = "X"\n', encoding="utf-8")
     r = run_cli("matrix", "tensorflow-gpu", "--json", "--matrix", str(copy))
     assert r.returncode == 2 and "[[gpu]]" in r.stderr, r.stderr
+
+
+def test_cached_rows_answer_every_query_as_the_parsed_matrix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DNNRESOLVE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(matrix_module, "_CACHE", {})
+    path = tmp_path / "m.toml"
+    shutil.copy(packaged_matrix_path(), path)
+    load_matrix(path)  # parses and writes the cache
+    matrix_module._CACHE.clear()
+    cached = load_matrix(path)  # reads it
+    assert cached._rows is not None, "the second load must come from the cache"
+    parsed = parse_matrix(path.read_text(encoding="utf-8"), str(path))
+    for spec in ("==1.0", "==1.0.1", ">=2.0,<2.3", "==2.1.0", "==0.4.30", "==9.9", ""):
+        for package in parsed.packages():
+            assert cached.find(package, spec) == parsed.find(package, spec), (package, spec)
+    for name in ("Tesla K20m", "NVIDIA A100-SXM4-40GB", "GeForce GTX 1080 Ti", "H200", "no such card", ""):
+        assert cached.gpu(name) == parsed.gpu(name), name
+    # the same file rewritten (same size, other bytes): a new key, so the edit is seen
+    text = path.read_text(encoding="utf-8").replace('package = "tensorflow-gpu"', 'package = "tensorflow-gpx"', 1)
+    path.write_text(text, encoding="utf-8")
+    matrix_module._CACHE.clear()
+    assert "tensorflow-gpx" in load_matrix(path).packages()

@@ -15,6 +15,7 @@ from .pkgname import canonicalize_name
 
 if TYPE_CHECKING:
     from .compat import DriverTable
+    from .matrix_cache import CachedRows
     from .model import CudaFamily, CudaRelease, CudnnRelease, FrameworkRelease, GpuModel, WheelPins
     from .versions import CudaVersion, CudnnVersion
 
@@ -73,28 +74,36 @@ class Matrix:
         gpus: list[GpuModel] | None = None,
     ) -> None:
         self.path = path
-        self._rows: dict[str, Any] = {}
+        self._rows: CachedRows | None = None
         self._built: dict[str, list[Any]] = {}
         given = (frameworks, wheel_pins, cuda, cuda_families, cudnn, gpus)
         for attr, value in zip(_TABLE_OF, given):
             self._built[attr] = list(value or [])
         self._by_package: dict[tuple[str, str], list[Any]] = {}
+        self._dicts: dict[str, list[tuple[int, int, Any]]] = {}
+        self._one_built: dict[tuple[str, int], Any] = {}
+        self._dicts_other: dict[str, list[tuple[int, int, Any]]] = {}
         self._driver_tables: dict[str, DriverTable] = {}
         self._names: list[str] | None = None
         self._cuda_rows: dict[CudaVersion, CudaRelease | None] = {}
 
     @classmethod
-    def from_rows(cls, path: str, rows: dict[str, Any]) -> Matrix:
+    def from_rows(cls, path: str, rows: CachedRows) -> Matrix:
         """A matrix over validated rows (see ``cached_rows``), built into model objects on demand."""
         m = cls(path)
         m._built = {}
         m._rows = rows
         return m
 
+    @property
+    def _cached(self) -> CachedRows:
+        assert self._rows is not None, "a matrix built from objects has every table built"
+        return self._rows
+
     def _table(self, attr: str) -> list[Any]:
         built = self._built.get(attr)
         if built is None:
-            built = self._build(_TABLE_OF[attr], self._rows["tables"][_TABLE_OF[attr]])
+            built = self._build(_TABLE_OF[attr], self._cached.table(_TABLE_OF[attr]))
             self._built[attr] = built
         return built
 
@@ -105,6 +114,24 @@ class Matrix:
 
         return [BUILDERS[table](Row(self.path, table, i, line, d, trusted=True)) for i, line, d in marshal.loads(blob)]
 
+    def _package_dicts(self, name: str) -> list[tuple[int, int, Any]]:
+        """The cached framework rows of one package, unmarshalled, not yet built."""
+        import marshal
+
+        if name not in self._dicts:
+            blob = self._cached.package("framework", name)
+            self._dicts[name] = marshal.loads(blob) if blob is not None else []
+        return self._dicts[name]
+
+    def _one(self, table: str, i: int, line: int, d: dict[str, Any]) -> Any:
+        """One cached row built (once) into its model object."""
+        key = (table, i)
+        if key not in self._one_built:
+            from .schema import BUILDERS, Row
+
+            self._one_built[key] = BUILDERS[table](Row(self.path, table, i, line, d, trusted=True))
+        return self._one_built[key]
+
     def _package_rows(self, attr: str, name: str) -> list[Any]:
         """Rows of ``attr`` (frameworks or wheel_pins) that name the canonical package ``name``."""
         if attr in self._built:
@@ -114,8 +141,11 @@ class Matrix:
             return [p for p in rows if p.package == name]
         key = (attr, name)
         if key not in self._by_package:
-            blob = self._rows["packages"][_TABLE_OF[attr]].get(name)
-            self._by_package[key] = self._build(_TABLE_OF[attr], blob) if blob is not None else []
+            if attr == "frameworks":
+                self._by_package[key] = [self._one("framework", *row) for row in self._package_dicts(name)]
+            else:
+                blob = self._cached.package(_TABLE_OF[attr], name)
+                self._by_package[key] = self._build(_TABLE_OF[attr], blob) if blob is not None else []
         return self._by_package[key]
 
     @property
@@ -151,7 +181,7 @@ class Matrix:
         """Every package name and alias the matrix knows, in file order (computed once)."""
         if self._names is None:
             if "frameworks" not in self._built:
-                self._names = list(self._rows["names"])
+                self._names = list(self._cached.names)
             else:
                 seen: dict[str, None] = {}
                 for f in self.frameworks:
@@ -169,8 +199,11 @@ class Matrix:
     def find(self, package: str, spec: SpecifierSet | str = "", os_name: str | None = None) -> list[FrameworkRelease]:
         """Rows whose release satisfies ``spec`` or whose covered releases include the pinned version."""
         specifier = SpecifierSet(spec) if isinstance(spec, str) else spec
-        rows = self.releases(package, os_name)
         pinned = _pinned_version(specifier)
+        name = canonicalize_name(package)
+        if "frameworks" not in self._built and ("frameworks", name) not in self._by_package:
+            return self._find_unbuilt(name, specifier, pinned, os_name)
+        rows = self.releases(package, os_name)
         out = []
         for f in rows:
             if (pinned is not None and f.matches(pinned)) or (
@@ -178,6 +211,24 @@ class Matrix:
             ):
                 out.append(f)
         return out
+
+    def _find_unbuilt(
+        self, name: str, specifier: SpecifierSet, pinned: Version | None, os_name: str | None
+    ) -> list[FrameworkRelease]:
+        """``find`` over cached rows: only the rows that match become model objects."""
+        out = []
+        for i, line, d in self._package_dicts(name):
+            if os_name is not None and os_name not in d["os"]:
+                continue
+            version = Version(d["version"])
+            if pinned is not None:
+                covers = d.get("covers")
+                hit = SpecifierSet(covers).contains(pinned, prereleases=True) if covers else pinned == version
+            else:
+                hit = specifier.contains(version, prereleases=True)
+            if hit:
+                out.append(self._one("framework", i, line, d))
+        return sorted(out, key=lambda f: (f.version, f.os))
 
     def pins_for(self, package: str, version: Version, extra: str = "") -> list[WheelPins]:
         name = canonicalize_name(package)
@@ -222,6 +273,8 @@ class Matrix:
         key = gpu_key(name)
         if not key:
             return None
+        if "gpus" not in self._built and self._rows is not None:
+            return self._gpu_unbuilt(key)
         index = self._gpu_index()
         if key in index:
             return index[key]
@@ -232,6 +285,25 @@ class Matrix:
             if (key.startswith(k + "-") or key.startswith(k + " ")) and len(k) > best_len:
                 best, best_len = g, len(k)
         return best
+
+    def _gpu_unbuilt(self, key: str) -> GpuModel | None:
+        """``gpu`` over the cached key index: only the GPU found becomes a model object."""
+        import marshal
+
+        keys = self._cached.gpu_keys
+        position = keys.get(key)
+        if position is None:
+            best_len = 0
+            for k, at in keys.items():
+                if (key.startswith(k + "-") or key.startswith(k + " ")) and len(k) > best_len:
+                    position, best_len = at, len(k)
+        if position is None:
+            return None
+        if "gpu_rows" not in self._dicts_other:
+            self._dicts_other["gpu_rows"] = marshal.loads(self._cached.table("gpu"))
+        i, line, d = self._dicts_other["gpu_rows"][position]
+        gpu: GpuModel = self._one("gpu", i, line, d)
+        return gpu
 
     def _gpu_index(self) -> dict[str, GpuModel]:
         index: dict[str, GpuModel] = {}
@@ -299,10 +371,15 @@ def cached_rows(matrix: Matrix, raw: dict[str, list[tuple[int, int, Any]]]) -> d
             per_package["framework"].setdefault(name, []).append(r)
     for p, r in zip(matrix.wheel_pins, raw["wheel_pins"]):
         per_package["wheel_pins"].setdefault(p.package, []).append(r)
+    gpu_keys: dict[str, int] = {}
+    for position, g in enumerate(matrix.gpus):
+        for n in (g.name, *g.aliases):
+            gpu_keys.setdefault(gpu_key(n), position)
     return {
         "tables": {t: marshal.dumps(rows) for t, rows in raw.items()},
         "packages": {t: {n: marshal.dumps(rows) for n, rows in d.items()} for t, d in per_package.items()},
         "names": matrix.packages(),
+        "gpu_keys": gpu_keys,
     }
 
 
@@ -328,7 +405,7 @@ _CACHE: dict[str, Matrix] = {}
 def load_matrix(path: str | Path | None = None) -> Matrix:
     """Load (once per process) and validate the matrix at ``path``, by default the packaged one.
 
-    Rows validated once are kept in the matrix cache (see ``matrix_cache``), keyed by the file's sha256.
+    Rows validated once are kept in the matrix cache (see ``matrix_cache``), keyed by the file's identity.
     """
     from . import matrix_cache
 
@@ -336,26 +413,27 @@ def load_matrix(path: str | Path | None = None) -> Matrix:
     key = str(p)
     if key in _CACHE:
         return _CACHE[key]
-    try:
-        with p.open("rb") as f:
-            data = f.read(MATRIX_MAX_BYTES + 1)
-    except FileNotFoundError as exc:
-        raise MatrixError("compatibility matrix not found (is the package installed correctly?)", str(p)) from exc
-    except OSError as exc:
-        raise MatrixError(f"cannot read the compatibility matrix: {exc}", str(p)) from exc
-    if len(data) > MATRIX_MAX_BYTES:
-        raise MatrixError(f"larger than {MATRIX_MAX_BYTES >> 20} MiB: not a compatibility matrix", str(p))
-    digest = matrix_cache.file_digest(data)
-    rows = matrix_cache.read(digest)
+    digest = matrix_cache.file_key(p)
+    rows = matrix_cache.read(digest) if digest is not None else None
     if rows is not None:
         matrix = Matrix.from_rows(str(p), rows)
     else:
+        try:
+            with p.open("rb") as f:
+                data = f.read(MATRIX_MAX_BYTES + 1)
+        except FileNotFoundError as exc:
+            raise MatrixError("compatibility matrix not found (is the package installed correctly?)", str(p)) from exc
+        except OSError as exc:
+            raise MatrixError(f"cannot read the compatibility matrix: {exc}", str(p)) from exc
+        if len(data) > MATRIX_MAX_BYTES:
+            raise MatrixError(f"larger than {MATRIX_MAX_BYTES >> 20} MiB: not a compatibility matrix", str(p))
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
             raise MatrixError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", str(p), line) from exc
         matrix, raw = _validate(text, str(p))
-        matrix_cache.write(digest, cached_rows(matrix, raw))
+        if digest is not None:
+            matrix_cache.write(digest, cached_rows(matrix, raw))
     _CACHE[key] = matrix
     return matrix

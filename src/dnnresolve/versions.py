@@ -44,6 +44,9 @@ class _Dotted:
     @classmethod
     def parse(cls: type[_D], text: str) -> _D:
         s = str(text).strip()
+        parts = _plain_dotted(s, 4, 1, 6, 6)
+        if parts is not None:
+            return cls(parts)
         if not re.fullmatch(r"\d{1,6}(\.\d{1,6}){0,3}", s):
             raise VersionError(f"not a {cls.kind}: {text!r}")
         return cls(tuple(int(p) for p in s.split(".")))
@@ -103,6 +106,9 @@ class CudaVersion(_Dotted):
     def parse(cls, text: str) -> CudaVersion:
         """Reads ``11.8``, ``11.8.0``, ``V11.8.89`` (nvcc), ``release 11.8`` and ``12.x`` (a whole major)."""
         s = str(text).strip()
+        plain = _plain_dotted(s, 4, 1, 2, 99)
+        if plain is not None and all(len(p) <= w for p, w in zip(s.split(".")[1:3], (2, 4))):
+            return cls(plain[:3])
         m = re.fullmatch(r"(?:release\s+|[vV])?(\d{1,2})(?:\.(\d{1,2}|x))?(?:\.(\d{1,4}))?(?:\.\d+)?", s)
         if not m:
             raise VersionError(f"not a CUDA version: {text!r}")
@@ -187,6 +193,9 @@ class DriverVersion(_Dotted):
     @classmethod
     def parse(cls, text: str) -> DriverVersion:
         s = str(text).strip()
+        parts = _plain_dotted(s, 4, 2, 4, 4)
+        if parts is not None:
+            return cls(parts, s)
         if not re.fullmatch(r"\d{2,4}(\.\d{1,4}){0,3}", s):
             raise VersionError(f"not an NVIDIA driver version: {text!r}")
         return cls(tuple(int(p) for p in s.split(".")), s)
@@ -204,6 +213,9 @@ class ComputeCapability(_Dotted):
     @classmethod
     def parse(cls, text: str) -> ComputeCapability:
         s = str(text).strip().lower()
+        plain = _plain_dotted(s, 2, 1, 2, 1)
+        if plain is not None and len(plain) == 2:
+            return cls(plain)
         m = re.fullmatch(r"(?:sm|compute|lto)_?(\d{2,3})[af]?", s)
         if m:
             digits = m.group(1)
@@ -227,6 +239,9 @@ class PythonVersion(_Dotted):
     @classmethod
     def parse(cls, text: str) -> PythonVersion:
         s = str(text).strip().lower()
+        plain = _plain_dotted(s, 3, 1, 1, 3)
+        if plain is not None and len(plain) >= 2 and len(s.split(".")[1]) <= 2:
+            return cls(plain)
         m = re.fullmatch(r"(?:cp|py)(\d)(\d{1,2})", s)
         if m:
             return cls((int(m.group(1)), int(m.group(2))))
@@ -298,6 +313,22 @@ def _as_int(number: int | str, kind: str) -> int:
     if isinstance(number, int):
         return number
     s = str(number).strip()
+    if s.isascii() and s.isdigit() and len(s) <= 7:
+        return int(s)
     if not re.fullmatch(r"\d{1,7}", s):
         raise VersionError(f"not an encoded {kind}: {number!r}")
     return int(s)
+
+
+def _plain_dotted(s: str, most: int, first_min: int, first_max: int, rest_max: int) -> tuple[int, ...] | None:
+    """``s`` as numbers when it is only ASCII digits and dots: at most ``most`` parts, the first of
+    ``first_min``..``first_max`` digits, the others of 1..``rest_max``. None for anything else (the
+    callers' regular expressions then decide); a start-up parses hundreds of these."""
+    parts = s.split(".")
+    if len(parts) > most or not s.isascii():
+        return None
+    for i, part in enumerate(parts):
+        low, high = (first_min, first_max) if i == 0 else (1, rest_max)
+        if not (low <= len(part) <= high and part.isdigit()):
+            return None
+    return tuple(int(part) for part in parts)
