@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from dnnresolve.credentials import redact
 from dnnresolve.matrix import packaged_matrix_path
-from dnnresolve.net import redact
 from dnnresolve.remote import parse_checksum
 
 from .servers import Reply, serve, silent_server

@@ -21,7 +21,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.tags import Tag, compatible_tags, cpython_tags, mac_platforms
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
-from .net import HttpStatusError, NetworkError, redact
+from .credentials import redact
+from .net import HttpStatusError, NetworkError
 
 SIMPLE_ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
 JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"

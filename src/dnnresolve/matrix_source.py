@@ -14,18 +14,18 @@ packaged matrix may be the newer one, so the cache is set aside until the next `
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .errors import MatrixError, UserError
 from .matrix import MATRIX_ENV, packaged_matrix_path
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 CACHE_DIR_ENV = "DNNRESOLVE_CACHE_DIR"
 META_NAME = "matrix.json"
@@ -41,6 +41,8 @@ def cache_dir() -> Path:
 
 
 def sha256_bytes(data: bytes) -> str:
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -57,6 +59,8 @@ class CachedMatrix:
     packaged_sha256: str
 
     def age_days(self, now: datetime | None = None) -> float:
+        from datetime import datetime, timezone
+
         now = now or datetime.now(timezone.utc)
         return max(0.0, (now - self.fetched_at).total_seconds() / 86400)
 
@@ -128,7 +132,7 @@ def write_cache(
         meta = {
             "url": url,
             "sha256": sha,
-            "fetched_at": fetched_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "fetched_at": fetched_at.astimezone(_utc()).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "file": name,
             "packaged_sha256": packaged_sha256,
             "dnnresolve": __version__,
@@ -196,11 +200,21 @@ def _age_words(days: float) -> str:
 
 
 def _parse_time(text: str) -> datetime:
+    from datetime import datetime
+
     value = datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
-    return value.replace(tzinfo=timezone.utc)
+    return value.replace(tzinfo=_utc())
+
+
+def _utc() -> Any:
+    from datetime import timezone
+
+    return timezone.utc
 
 
 def _atomic_write(target: Path, data: bytes) -> None:
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix="-" + target.name)
     try:
         with os.fdopen(fd, "wb") as f:

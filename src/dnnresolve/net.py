@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
+from .credentials import redact
 from .errors import UserError
 
 if TYPE_CHECKING:
@@ -32,14 +33,6 @@ class HttpStatusError(NetworkError):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
-
-
-_USERINFO = re.compile(r"(?<=://)[^/?#\s]*@")
-
-
-def redact(text: str) -> str:
-    """``https://user:pass@host/x`` -> ``https://***@host/x``, wherever a URL appears in ``text``."""
-    return _USERINFO.sub("***@", text)
 
 
 def _scrub(text: str, url: str) -> str:

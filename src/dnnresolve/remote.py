@@ -16,8 +16,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from .credentials import redact
 from .errors import MatrixError
-from .net import NetworkError, check_url, get, redact
+from .net import NetworkError, check_url, get
 
 # Placeholder until the project has its public home: the raw file of data/compat_matrix.toml on the main branch.
 DEFAULT_UPDATE_URL = "https://raw.githubusercontent.com/dnnresolve/dnnresolve/main/data/compat_matrix.toml"

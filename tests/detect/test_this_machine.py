@@ -67,3 +67,17 @@ def test_real_lmod_loaded_and_available_modules(tmp_path: Path) -> None:
     assert "module cudnn/5.1" in cudnn["5.1.10"]["found_in"]
     assert data["cuda"][0]["version"] == "8.0.61" and data["cuda"][0]["path"] == str(cuda)
     assert "nvcc on PATH" in data["cuda"][0]["found_in"]
+
+
+def test_this_interpreter_read_in_process_says_what_running_it_says() -> None:
+    # an activated virtual environment running dnnresolve: its Python is read in process, not started
+    from dnnresolve.detect import python_env
+
+    env = {"VIRTUAL_ENV": sys.prefix, "PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin"}
+    started = subprocess.run(
+        [sys.executable, "-c", python_env._FACTS_SCRIPT], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert json.loads(python_env._facts_here()) == json.loads(started.stdout)
+    rt = detect_runtime(env={**env, "DNNRESOLVE_NVML": "0"}, timeout=10)
+    assert rt.python is not None and rt.python.parts[:2] == sys.version_info[:2]
+    assert rt.python_executable == sys.executable and rt.glibc == (os.confstr("CS_GNU_LIBC_VERSION") or " ").split()[-1]

@@ -13,12 +13,30 @@ import signal
 import stat
 import subprocess
 import threading
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 # Text files the probes read are small (version files, headers, /proc entries); a bigger one is not ours.
 MAX_READ = 4 * 1024 * 1024
+
+
+class Job:
+    """A program run on its own thread; ``result()`` waits for it. (Lighter to import than concurrent.futures,
+    which a start-up cannot afford: a detect starts a handful of programs at most.)"""
+
+    def __init__(self, work: Callable[[], ProgramResult], name: str) -> None:
+        self._box: list[ProgramResult] = []
+        self._thread = threading.Thread(target=lambda: self._box.append(work()), name=name, daemon=True)
+        self._thread.start()
+
+    def result(self) -> ProgramResult:
+        self._thread.join()
+        if not self._box:  # the work raised: _execute catches what a program can do, so this is a bug
+            raise RuntimeError(f"{self._thread.name} ended without a result")
+        return self._box[0]
+
+    def wait(self) -> None:
+        self._thread.join()
 
 
 @dataclass(frozen=True)
@@ -64,7 +82,6 @@ class ProbeContext:
         env: Mapping[str, str],
         timeout: float,
         run_programs: bool,
-        max_workers: int = 8,
     ) -> None:
         self.root = os.path.abspath(root) if root else None
         self.env = dict(env)
@@ -72,8 +89,7 @@ class ProbeContext:
         self.run_programs = run_programs
         self._notes: list[str] = []
         self._lock = threading.Lock()
-        self._runs: dict[tuple[str, ...], Future[ProgramResult]] = {}
-        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="dnnresolve-probe")
+        self._runs: dict[tuple[str, ...], Job] = {}
 
     # ------------------------------------------------------------------ notes
     def note(self, text: str) -> None:
@@ -87,8 +103,11 @@ class ProbeContext:
             return list(self._notes)
 
     def close(self) -> None:
-        # Every run kills its own process group on timeout, so no worker outlives its timeout.
-        self._pool.shutdown(wait=True)
+        # Every run kills its own process group on timeout, so no thread outlives its timeout.
+        with self._lock:
+            jobs = list(self._runs.values())
+        for job in jobs:
+            job.wait()
 
     # ------------------------------------------------------------------ files
     def host(self, path: str) -> str:
@@ -193,13 +212,13 @@ class ProbeContext:
                 return candidate
         return None
 
-    def start(self, argv: Sequence[str]) -> Future[ProgramResult]:
+    def start(self, argv: Sequence[str]) -> Job:
         """Start a program (target path first) unless the same command already ran or is running."""
         key = tuple(argv)
         with self._lock:
             fut = self._runs.get(key)
             if fut is None:
-                fut = self._pool.submit(self._run, key)
+                fut = Job(lambda: self._run(key), "dnnresolve-probe")
                 self._runs[key] = fut
             return fut
 
@@ -220,7 +239,7 @@ class ProbeContext:
         with self._lock:
             fut = self._runs.get(key)
             if fut is None:
-                fut = self._pool.submit(_execute, tuple(argv), list(argv), env, self.timeout)
+                fut = Job(lambda: _execute(tuple(argv), list(argv), env, self.timeout), "dnnresolve-probe")
                 self._runs[key] = fut
         return fut.result()
 

@@ -12,20 +12,25 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 
 from ..pkgname import canonicalize_name
 from ..versions import PythonVersion, VersionError
 from .context import ProbeContext
 
-# Runs in the target interpreter, which may be old: Python 2.7 syntax, standard library only.
+# Runs in the target interpreter, which may be old: Python 2.7 syntax, standard library only. The C library
+# comes from confstr (instant); platform.libc_ver() reads the whole interpreter binary, so only as a fallback.
 _FACTS_SCRIPT = (
-    "import json, platform, sys\n"
+    "import json, os, platform, sys\n"
     "site = [p for p in sys.path if p.endswith(('site-packages', 'dist-packages'))]\n"
+    "try:\n    libc = os.confstr('CS_GNU_LIBC_VERSION').split(' ', 1)\n"
+    "except (AttributeError, ValueError, OSError):\n    libc = list(platform.libc_ver())\n"
     "print(json.dumps({'version': platform.python_version(), 'implementation': platform.python_implementation(),"
-    " 'machine': platform.machine(), 'libc': list(platform.libc_ver()), 'executable': sys.executable,"
+    " 'machine': platform.machine(), 'libc': libc, 'executable': sys.executable,"
     " 'site': site}))\n"
 )
+_IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy", "ironpython": "IronPython", "jython": "Jython"}
 
 
 @dataclass(frozen=True)
@@ -66,14 +71,16 @@ def interpreter(ctx: ProbeContext) -> str | None:
 
 def start(ctx: ProbeContext) -> None:
     exe = interpreter(ctx)
-    if exe and ctx.run_programs:
+    if exe and ctx.run_programs and not _is_this_environment(ctx, exe):
         ctx.start([exe, "-c", _FACTS_SCRIPT])
 
 
 def probe(ctx: ProbeContext) -> PythonReport:
     report = PythonReport()
     exe = interpreter(ctx)
-    if exe and ctx.run_programs:
+    if exe and ctx.run_programs and _is_this_environment(ctx, exe):
+        _read_facts(ctx, report, exe, _facts_here())
+    elif exe and ctx.run_programs:
         result = ctx.run([exe, "-c", _FACTS_SCRIPT])
         if result.ok:
             _read_facts(ctx, report, exe, result.stdout)
@@ -83,6 +90,36 @@ def probe(ctx: ProbeContext) -> PythonReport:
         _from_files(ctx, report)
     report.distributions = _distributions(ctx, report.site_dirs)
     return report
+
+
+def _is_this_environment(ctx: ProbeContext, exe: str) -> bool:
+    """Whether ``exe`` is this very interpreter in this very environment (an activated virtual environment
+    running dnnresolve): its facts are then read here, without starting it. Only on the real machine."""
+    if ctx.root is not None:
+        return False
+    try:
+        same_dir = os.path.samefile(os.path.dirname(exe), os.path.dirname(sys.executable))
+        return same_dir and os.path.samefile(os.path.realpath(exe), os.path.realpath(sys.executable))
+    except OSError:
+        return False
+
+
+def _facts_here() -> str:
+    """What ``_FACTS_SCRIPT`` prints, for the running interpreter."""
+    try:
+        libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (AttributeError, ValueError, OSError):
+        libc = ""
+    impl = sys.implementation.name
+    facts = {
+        "version": sys.version.split()[0],  # what platform.python_version() reads: "3.13.0rc1"
+        "implementation": _IMPLEMENTATIONS.get(impl, impl),
+        "machine": os.uname().machine if hasattr(os, "uname") else "",
+        "libc": libc.split(" ", 1) if libc else [],
+        "executable": sys.executable,
+        "site": [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))],
+    }
+    return json.dumps(facts)
 
 
 def _read_facts(ctx: ProbeContext, report: PythonReport, exe: str, stdout: str) -> None:

@@ -1,4 +1,4 @@
-"""Credentials never reach the screen: standard output and standard error pass through ``net.redact``.
+"""Credentials never reach the screen: standard output and standard error pass through ``credentials.redact``.
 
 Every command's output, errors and notes go through one choke point instead of each render remembering to
 redact: ``https://user:token@host`` in a requirements file, a log or a profile is shown as ``https://***@host``.
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, TextIO, cast
 
-from ..net import redact
+from ..credentials import redact
 
 
 class RedactingStream:
