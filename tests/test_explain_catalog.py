@@ -63,3 +63,12 @@ def test_errors_name_file_line_row_and_field(change: tuple[str, str], message: s
 def test_duplicate_ids_are_refused() -> None:
     with pytest.raises(CatalogError, match="duplicate id 'x'"):
         parse_catalog(GOOD + GOOD.split("\n", 4)[4], "cat.toml")
+
+
+def test_every_packaged_pattern_compiles_and_a_lazy_bad_one_names_its_line() -> None:
+    # the packaged catalog compiles its regexes on first use, so the suite compiles each one here
+    assert all(entry.pattern.pattern for entry in load_catalog().entries)
+    lazy = parse_catalog(GOOD.replace("boom (?P<n>", "boom (?P<n"), "cat.toml", compile_now=False)
+    with pytest.raises(CatalogError) as info:
+        _ = lazy.entries[0].pattern
+    assert str(info.value).startswith("cat.toml:5: [[error]] (x): bad regex")

@@ -74,3 +74,21 @@ def test_cached_rows_answer_every_query_as_the_parsed_matrix(tmp_path: Path, mon
     path.write_text(text, encoding="utf-8")
     matrix_module._CACHE.clear()
     assert "tensorflow-gpx" in load_matrix(path).packages()
+
+
+def test_cached_rows_list_what_uses_a_cuda_or_cudnn_as_the_parsed_matrix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dnnresolve.versions import CudaVersion, CudnnVersion
+
+    monkeypatch.setenv("DNNRESOLVE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(matrix_module, "_CACHE", {})
+    load_matrix(packaged_matrix_path())
+    matrix_module._CACHE.clear()
+    cached = load_matrix(packaged_matrix_path())
+    parsed = parse_matrix(packaged_matrix_path().read_text(encoding="utf-8"))
+    for cuda in ("8.0", "11.8", "12.x", "13.0"):
+        assert cached.using_cuda(CudaVersion.parse(cuda)) == parsed.using_cuda(CudaVersion.parse(cuda)), cuda
+    for cudnn in ("5.1", "7.6", "8.9", "9.1"):
+        got = cached.using_cudnn(CudnnVersion.parse(cudnn))
+        assert got == parsed.using_cudnn(CudnnVersion.parse(cudnn)) and got, cudnn

@@ -146,7 +146,7 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
     from .plan import make_plan
     from .runtime_flags import runtime_for
     from .solve import solve
-    from .sources.interface import parse_requirement
+    from .specs import parse_requirement
 
     requirements = []
     for spec in args.specs:

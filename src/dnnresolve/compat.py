@@ -8,6 +8,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion
 
@@ -100,20 +101,30 @@ class DriverTable:
     toolkits: tuple[tuple[CudaVersion, DriverVersion], ...]
     families: tuple[tuple[int, DriverVersion], ...] = ()
 
+    @cached_property
+    def _by_release(self) -> dict[tuple[int, ...], DriverVersion]:
+        out: dict[tuple[int, ...], DriverVersion] = {}
+        for toolkit, driver in self.toolkits:
+            out.setdefault(toolkit.key(3), driver)
+        return out
+
+    @cached_property
+    def _by_series(self) -> dict[tuple[int, ...], DriverVersion]:
+        """Each series' first (GA) release's driver: the solver asks once per candidate, so built once."""
+        first: dict[tuple[int, ...], tuple[CudaVersion, DriverVersion]] = {}
+        for toolkit, driver in self.toolkits:
+            key = toolkit.series.key(2)
+            if key not in first or toolkit < first[key][0]:
+                first[key] = (toolkit, driver)
+        return {k: d for k, (_, d) in first.items()}
+
     def min_driver_for(self, cuda: CudaVersion) -> DriverVersion | None:
         """The driver the toolkit release needs; for a series (``11.8``) its first (GA) release's."""
-        want = cuda.key(3) if len(cuda.parts) >= 3 else None
-        best: tuple[CudaVersion, DriverVersion] | None = None
-        for toolkit, driver in self.toolkits:
-            if want is not None:
-                if toolkit.key(3) == want:
-                    return driver
-                continue
-            if toolkit.series.key(2) == cuda.series.key(2) and (best is None or toolkit < best[0]):
-                best = (toolkit, driver)
-        if best is None and want is not None:
-            return self.min_driver_for(cuda.series)
-        return best[1] if best else None
+        if len(cuda.parts) >= 3:
+            exact = self._by_release.get(cuda.key(3))
+            if exact is not None:
+                return exact
+        return self._by_series.get(cuda.series.key(2))
 
     def family_min_driver(self, major: int) -> DriverVersion | None:
         for fam, driver in self.families:

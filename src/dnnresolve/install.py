@@ -37,7 +37,7 @@ def steps_from_specs(specs: Sequence[str]) -> list[Step]:
     """``pip install SPEC`` for requirements the matrix does not know (nothing to plan for them)."""
     from packaging.requirements import InvalidRequirement
 
-    from .sources.interface import parse_requirement
+    from .specs import parse_requirement
 
     steps = []
     for spec in specs:

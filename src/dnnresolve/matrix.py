@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -235,10 +236,27 @@ class Matrix:
         return [p for p in self._package_rows("wheel_pins", name) if p.version == version and p.extra == extra]
 
     def using_cuda(self, cuda: CudaVersion) -> list[FrameworkRelease]:
+        if "frameworks" not in self._built:
+            from .versions import CudaVersion
+
+            return self._rows_naming("cuda", lambda t: _same_series(CudaVersion.parse(t), cuda))
         return [f for f in self.frameworks if any(_same_series(c, cuda) for c in f.cuda)]
 
     def using_cudnn(self, cudnn: CudnnVersion) -> list[FrameworkRelease]:
+        if "frameworks" not in self._built:
+            from .versions import CudnnVersion
+
+            return self._rows_naming("cudnn", lambda t: CudnnVersion.parse(t).series == cudnn.series)
         return [f for f in self.frameworks if any(c.series == cudnn.series for c in f.cudnn)]
+
+    def _rows_naming(self, key: str, wanted: Callable[[str], bool]) -> list[FrameworkRelease]:
+        """Framework rows (cached, unbuilt) whose ``key`` list holds a value ``wanted`` accepts, built."""
+        import marshal
+
+        if "framework_rows" not in self._dicts_other:
+            self._dicts_other["framework_rows"] = marshal.loads(self._cached.table("framework"))
+        rows = self._dicts_other["framework_rows"]
+        return [self._one("framework", i, line, d) for i, line, d in rows if any(wanted(t) for t in d.get(key, ()))]
 
     # ------------------------------------------------------------ NVIDIA
     def driver_table(self, os_name: str = "linux") -> DriverTable:

@@ -11,7 +11,7 @@ from .errors import UserError
 from .matrix import Matrix
 from .model import FrameworkRelease
 from .pkgname import canonicalize_name
-from .sources.interface import parse_requirement
+from .specs import parse_requirement
 from .versions import CudaVersion, CudnnVersion, VersionError
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ class CatalogEntry:
     kind: str
     framework: str  # "" when many frameworks print it
     anchors: tuple[str, ...]  # lower case
-    pattern: re.Pattern[str]
+    pattern_text: str  # the regex as written; compiled on first use (``pattern``)
     decoder: str
     summary: str
     explanation: str
@@ -58,6 +59,13 @@ class CatalogEntry:
     consequence_of: tuple[str, ...] = ()
     fixes: tuple[FixTemplate, ...] = ()
     line: int = 0
+    path: str = ""
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled regex. A command compiles only the entries whose anchors its text holds; a catalog
+        other than the packaged one (which the test suite compiles whole) is compiled when loaded."""
+        return _regex(self.pattern_text, f"[[error]] ({self.id})", self.path, self.line or None, compile_pattern)
 
 
 @dataclass(frozen=True)
@@ -154,11 +162,13 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
             text = p.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
-        _CACHE[key] = parse_catalog(text, str(p))
+        _CACHE[key] = parse_catalog(text, str(p), compile_now=p != packaged_catalog_path())
     return _CACHE[key]
 
 
-def parse_catalog(text: str, path: str = "error_catalog.toml") -> Catalog:
+def parse_catalog(text: str, path: str = "error_catalog.toml", compile_now: bool = True) -> Catalog:
+    """The catalog in ``text``, validated; with ``compile_now`` every entry's regex is compiled (and a bad
+    one reported) here, else on first use."""
     try:
         doc = toml_loads(text)
     except Exception as exc:  # tomllib.TOMLDecodeError
@@ -180,6 +190,9 @@ def parse_catalog(text: str, path: str = "error_catalog.toml") -> Catalog:
         if entry.id in seen:
             raise CatalogError(f"{where}: duplicate id {entry.id!r}", path, line)
         seen.add(entry.id)
+        if compile_now:
+            at = f"{where} ({entry.id})"
+            entry.__dict__["pattern"] = _regex(entry.pattern_text, at, path, line, compile_=compile_pattern)
         entries.append(entry)
     markers = []
     for i, row in enumerate(_rows(doc, "marker", path)):
@@ -242,7 +255,7 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
         kind=kind,
         framework=str(row.get("framework", "")),
         anchors=tuple(a.lower() for a in anchors),
-        pattern=_regex(s("pattern"), where, path, line, compile_=compile_pattern),
+        pattern_text=s("pattern"),
         decoder=decoder,
         summary=s("summary"),
         explanation=s("explanation"),
@@ -252,6 +265,7 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
         consequence_of=tuple(consequence_of),
         fixes=tuple(fixes),
         line=line or 0,
+        path=path,
     )
 
 

@@ -6,100 +6,23 @@ then by content for other names. Every reader yields requirements with file and 
 
 from __future__ import annotations
 
-import glob
-import os
-import re
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from ..errors import UserError
-from . import conda_env, pipfile, pyproject, requirements_txt
-from .interface import IndexContext, LocatedRequirement, Reader, Skipped, SourceFile
-from .text import read_source
+if TYPE_CHECKING:
+    from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile
+    from .reading import project_root, read_file, read_paths
 
 __all__ = ["IndexContext", "LocatedRequirement", "Skipped", "SourceFile", "project_root", "read_file", "read_paths"]
 
-_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg", ".hg")
-# What a directory argument stands for: the requirement files found directly inside it.
-_DIR_PATTERNS = (
-    "requirements*.txt",
-    "requirements*.in",
-    "pyproject.toml",
-    "Pipfile",
-    "environment*.y*ml",
-    "conda.y*ml",
-)
 
+def __getattr__(name: str) -> Any:
+    # imported on first use: ``sources.interface`` (which plan and matrix need) must not pull in every reader
+    if name in ("IndexContext", "LocatedRequirement", "Skipped", "SourceFile"):
+        from . import interface
 
-def project_root(path: Path) -> Path:
-    """The nearest directory above ``path`` holding a project marker (.git, pyproject.toml...), else its folder."""
-    start = path.resolve().parent
-    for d in (start, *start.parents):
-        if any((d / m).exists() for m in _PROJECT_MARKERS):
-            return d
-    return start
+        return getattr(interface, name)
+    if name in ("project_root", "read_file", "read_paths"):
+        from . import reading
 
-
-def kind_of(path: Path, text: str) -> str:
-    name = path.name.lower()
-    if name == "pyproject.toml":
-        return "pyproject"
-    if name == "pipfile":
-        return "pipfile"
-    if name.endswith((".yml", ".yaml")):
-        return "conda"
-    if name.endswith((".txt", ".in")):
-        return "requirements"
-    if re.search(r"(?m)^\s*dependencies\s*:", text):
-        return "conda"
-    if re.search(r"(?m)^\s*\[(packages|dev-packages)\]", text):
-        return "pipfile"
-    if re.search(r"(?m)^\s*\[(project|tool\.[\w.-]+)\]", text):
-        return "pyproject"
-    return "requirements"
-
-
-_READERS: dict[str, Reader] = {
-    "pyproject": pyproject.read,
-    "pipfile": pipfile.read,
-    "conda": conda_env.read,
-    "requirements": requirements_txt.read,
-}
-
-
-def read_file(path: Path) -> SourceFile:
-    text = read_source(path, str(path))
-    return _READERS[kind_of(path, text)](path, text, project_root(path))
-
-
-def expand(patterns: Sequence[str]) -> list[Path]:
-    """File arguments: plain paths, globs (``**`` allowed) and directories, in order, each once."""
-    out: dict[str, Path] = {}
-    for pattern in patterns:
-        if any(ch in pattern for ch in "*?["):
-            matches = sorted(glob.glob(pattern, recursive=True))
-            if not matches:
-                raise UserError(f"no file matches {pattern!r}")
-            for m in matches:
-                if os.path.isfile(m):
-                    out.setdefault(os.path.normpath(m), Path(m))
-        elif os.path.isdir(pattern):
-            found = sorted({f for p in _DIR_PATTERNS for f in glob.glob(os.path.join(pattern, p))})
-            if not found:
-                raise UserError("no requirement files in this directory", pattern)
-            for f in found:
-                out.setdefault(os.path.normpath(f), Path(f))
-        else:
-            out.setdefault(os.path.normpath(pattern), Path(pattern))
-    return list(out.values())
-
-
-def read_paths(patterns: Sequence[str], on_progress: Callable[[int, int], None] | None = None) -> list[SourceFile]:
-    """Every file the patterns name, read; ``on_progress(done, total)`` hears of each one."""
-    paths = expand(patterns)
-    out = []
-    for n, p in enumerate(paths, 1):
-        out.append(read_file(p))
-        if on_progress is not None:
-            on_progress(n, len(paths))
-    return out
+        return getattr(reading, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,6 +9,7 @@ from typing import Protocol
 from packaging.requirements import Requirement
 
 from ..pkgname import canonicalize_name
+from ..specs import MAX_VERSION_DIGITS, parse_requirement
 from .matchspec import MatchSpec
 
 
@@ -93,42 +94,12 @@ class Reader(Protocol):
     def __call__(self, path: Path, text: str, root: Path) -> SourceFile: ...
 
 
-MAX_VERSION_DIGITS = 30  # no release number is longer; Python refuses to read one of more than 4300 digits
-
-
-def parse_requirement(text: str) -> Requirement:
-    """A PEP 508 requirement, as ``packaging`` reads it, whose versions are numbers this program can compare.
-
-    Raises InvalidRequirement for both: ``torch==7777...`` (thousands of digits) passes ``packaging``'s
-    grammar, then crashes the first comparison. The same text read again (a monorepo's hundred copies of
-    ``torch==2.1.0``) gets the same object back: requirements are never changed once read."""
-    req = _parsed.get(text)
-    if req is None:
-        req = _parse(text)
-        if len(_parsed) < _PARSED_MAX:
-            _parsed[text] = req
-    return req
-
-
-_parsed: dict[str, Requirement] = {}
-_PARSED_MAX = 100_000
-
-
-def _parse(text: str) -> Requirement:
-    from packaging.requirements import InvalidRequirement
-
-    req = Requirement(text)
-    for spec in req.specifier:
-        if _too_long_number(spec.version):
-            too_long = f"version {spec.version[:12]}... has a number longer than {MAX_VERSION_DIGITS} digits"
-            raise InvalidRequirement(too_long)
-    return req
-
-
-def _too_long_number(version: str) -> bool:
-    run = 0
-    for ch in version:
-        run = run + 1 if ch.isdigit() else 0
-        if run > MAX_VERSION_DIGITS:
-            return True
-    return False
+__all__ = [
+    "MAX_VERSION_DIGITS",
+    "IndexContext",
+    "LocatedRequirement",
+    "Reader",
+    "Skipped",
+    "SourceFile",
+    "parse_requirement",
+]
