@@ -280,6 +280,11 @@ def main() -> int:
     ap.add_argument("--skip", action="append", default=[], choices=["startup", "matrix", "check", "explain", "detect"])
     opts = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    # as a user runs it: inside the activated environment dnnresolve is installed in (the target Python is then
+    # this interpreter, read in process; with no environment active, detection starts `python3` from PATH)
+    env["VIRTUAL_ENV"] = sys.prefix
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.pop("CONDA_PREFIX", None)
     work = Path(tempfile.mkdtemp(prefix="dnnresolve-bench-"))
     env["DNNRESOLVE_CACHE_DIR"] = str(work / "cache")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "src")], env=env, stdout=subprocess.DEVNULL)

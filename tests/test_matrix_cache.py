@@ -67,6 +67,10 @@ def test_cached_rows_answer_every_query_as_the_parsed_matrix(tmp_path: Path, mon
     for spec in ("==1.0", "==1.0.1", ">=2.0,<2.3", "==2.1.0", "==0.4.30", "==9.9", ""):
         for package in parsed.packages():
             assert cached.find(package, spec) == parsed.find(package, spec), (package, spec)
+    for f in parsed.frameworks:  # every release the matrix names, and its neighbours
+        base = f.version.base_version
+        for v in (str(f.version), f"{base}rc1", f"{base}.post1", f"{base}.1", f"1!{base}"):
+            assert cached.find(f.package, f"=={v}") == parsed.find(f.package, f"=={v}"), (f.package, v)
     for name in ("Tesla K20m", "NVIDIA A100-SXM4-40GB", "GeForce GTX 1080 Ti", "H200", "no such card", ""):
         assert cached.gpu(name) == parsed.gpu(name), name
     # the same file rewritten (same size, other bytes): a new key, so the edit is seen

@@ -224,6 +224,8 @@ class Matrix:
             version = Version(d["version"])
             if pinned is not None:
                 covers = d.get("covers")
+                if covers and _surely_outside(covers, pinned):
+                    continue
                 hit = SpecifierSet(covers).contains(pinned, prereleases=True) if covers else pinned == version
             else:
                 hit = specifier.contains(version, prereleases=True)
@@ -335,6 +337,34 @@ def _same_series(a: CudaVersion, b: CudaVersion) -> bool:
     if a.is_major_only or b.is_major_only:
         return a.major == b.major
     return a.series == b.series
+
+
+def _surely_outside(covers: str, pinned: Version) -> bool:
+    """A quick no for a row's ``covers`` ("==1.0.*", "==2.1.0", ">=0.8.0,<0.11") that cannot contain ``pinned``,
+    so that a lookup parses few specifier sets; False means "ask packaging", never "inside"."""
+    for clause in covers.split(","):
+        clause = clause.strip()
+        op = clause[:2] if clause[:2] in ("==", ">=", "<=") else clause[:1]
+        text = clause[len(op) :].strip()
+        if op not in ("==", ">=", "<") or not text or not all(c.isdigit() or c == "." for c in text.rstrip("*")):
+            continue
+        if op == "==" and text.endswith(".*"):
+            prefix = tuple(int(n) for n in text[:-2].split("."))
+            release = pinned.release + (0,) * len(prefix)
+            if pinned.epoch == 0 and release[: len(prefix)] != prefix:
+                return True
+            continue
+        try:
+            bound = Version(text)
+        except InvalidVersion:
+            continue
+        if (op == "==" and pinned.public != str(bound) and Version(pinned.public) != bound) or (
+            op == ">=" and pinned < bound
+        ):
+            return True
+        if op == "<" and pinned >= bound:
+            return True
+    return False
 
 
 def _pinned_version(spec: SpecifierSet) -> Version | None:
