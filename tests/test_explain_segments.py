@@ -110,3 +110,14 @@ def test_cli_explain_file_in_ranges_finds_each_error_once_with_its_lines(run_cli
     report = json.loads(proc.stdout)
     kinds = {d["kind"] for d in report["diagnoses"]}
     assert {"cudnn_version_mismatch", "missing_library", "arch_unsupported", "driver_too_old"} <= kinds
+
+
+def test_needles_cover_every_anchor_of_the_catalog() -> None:
+    from dnnresolve.explain.segments import letters
+
+    anchors = load_catalog().anchors
+    needles = Needles.of(anchors)
+    assert len(needles.letters) < len(anchors) / 2 and len(needles.lowered) < len(anchors) / 2
+    for anchor in anchors:
+        assert any(n in letters(anchor) for n in needles.letters), anchor
+        assert any(n in anchor.lower().encode() for n in needles.lowered), anchor

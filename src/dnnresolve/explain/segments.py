@@ -55,23 +55,43 @@ def letters(text: str) -> bytes:
 
 def needles_for(anchors: Sequence[str], shortest: int = 5, strip: bool = True) -> tuple[bytes, ...]:
     """A few substrings of the anchors (of their letters, with ``strip``), each at least ``shortest`` long
-    (or a whole shorter anchor), that between them occur in every anchor: greedy set cover, the one shared
-    by most anchors first, longer on ties. Each needle is one pass over the text, so fewer is faster."""
-    left = {letters(a) if strip else a.lower().encode() for a in anchors}
+    (or a whole shorter anchor), that between them occur in every anchor: greedy set cover. Each round
+    takes the ``shortest``-long substring shared by most anchors not yet covered (no longer one is shared
+    by more), then lengthens it while every one of those anchors still holds it, since a longer needle is
+    searched faster. Each needle is one pass over the text, so fewer is faster."""
+    left = sorted({letters(a) if strip else a.lower().encode() for a in anchors})
     chosen: list[bytes] = []
     while left:
-        shared: dict[bytes, set[bytes]] = {}
+        shared: dict[bytes, list[bytes]] = {}
         for a in left:
-            if len(a) <= shortest:
-                shared.setdefault(a, set()).add(a)
-                continue
-            for size in range(shortest, len(a) + 1):
-                for i in range(len(a) - size + 1):
-                    shared.setdefault(a[i : i + size], set()).add(a)
-        best = max(sorted(shared), key=lambda s: (len(shared[s]), len(s)))
+            size = min(shortest, len(a))
+            for i in range(len(a) - size + 1):
+                holders = shared.setdefault(a[i : i + size], [])
+                if not holders or holders[-1] is not a:
+                    holders.append(a)
+        best = max(sorted(shared), key=lambda s: len(shared[s]))
+        holders = shared[best]
+        grown = True
+        while grown:
+            grown = False
+            for longer in _one_more(best, holders[0]):
+                if all(longer in h for h in holders):
+                    best, grown = longer, True
+                    break
         chosen.append(best)
-        left -= {a for a in left if best in a}
+        left = [a for a in left if best not in a]
     return tuple(chosen)
+
+
+def _one_more(needle: bytes, anchor: bytes) -> list[bytes]:
+    """``needle`` one byte longer, to the right or to the left, as it stands in ``anchor``."""
+    at = anchor.find(needle)
+    out = []
+    if at + len(needle) < len(anchor):
+        out.append(anchor[at : at + len(needle) + 1])
+    if at > 0:
+        out.append(anchor[at - 1 : at + len(needle)])
+    return out
 
 
 def _terminators(data: bytes, start: int = 0, end: int | None = None) -> int:
