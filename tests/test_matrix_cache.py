@@ -96,3 +96,18 @@ def test_cached_rows_list_what_uses_a_cuda_or_cudnn_as_the_parsed_matrix(
     for cudnn in ("5.1", "7.6", "8.9", "9.1"):
         got = cached.using_cudnn(CudnnVersion.parse(cudnn))
         assert got == parsed.using_cudnn(CudnnVersion.parse(cudnn)) and got, cudnn
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="the shortcut is for Linux")
+@pytest.mark.parametrize("xdg", ["", "/tmp/xdg-cache-home", "relative/ignored"])
+def test_cache_directory_is_where_platformdirs_puts_it(monkeypatch: pytest.MonkeyPatch, xdg: str) -> None:
+    import platformdirs
+
+    from dnnresolve.matrix_cache import user_cache_dir
+
+    monkeypatch.delenv("DNNRESOLVE_CACHE_DIR", raising=False)
+    if xdg:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    else:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert user_cache_dir() == Path(platformdirs.user_cache_dir("dnnresolve"))

@@ -27,17 +27,14 @@ from .matrix import MATRIX_ENV, packaged_matrix_path
 if TYPE_CHECKING:
     from datetime import datetime
 
-CACHE_DIR_ENV = "DNNRESOLVE_CACHE_DIR"
 META_NAME = "matrix.json"
 
 
 def cache_dir() -> Path:
-    env = os.environ.get(CACHE_DIR_ENV)
-    if env:
-        return Path(env)
-    import platformdirs
+    """$DNNRESOLVE_CACHE_DIR, else the user cache directory (``matrix_cache.user_cache_dir``)."""
+    from .matrix_cache import user_cache_dir
 
-    return Path(platformdirs.user_cache_dir("dnnresolve"))
+    return user_cache_dir()
 
 
 def sha256_bytes(data: bytes) -> str:
