@@ -229,7 +229,9 @@ def explain_log(work: Path, env: dict[str, str], size: int) -> list[dict[str, An
     big_log(log, size)
     floor_code = "import sys\nfor line in open(sys.argv[1], encoding='utf-8', errors='replace'):\n    pass\n"
     floor = min(timed([sys.executable, "-c", floor_code, str(log)], env)[0] for _ in range(2))
-    wall, _, rss = timed([str(BIN / "dnnresolve"), "explain", "--json", "--no-detect", "--file", str(log)], env)
+    cmd = [str(BIN / "dnnresolve"), "explain", "--json", "--no-detect", "--file", str(log)]
+    runs = [timed(cmd, env) for _ in range(2)]  # the same statistic as the floor: the best of two
+    wall, rss = min(r[0] for r in runs), max(r[2] for r in runs)
     log.unlink()
     out = row(f"explain --file: {size / 1e9:.1f} GB log (s)", wall, floor, 3.0, "s")
     mem = {
