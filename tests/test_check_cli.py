@@ -272,3 +272,12 @@ def test_same_pin_judged_per_environment_and_reported_per_line(run_cli: Run, tmp
     python_findings = [f for f in findings(report, "target-incompatible") if "Python 3.11" in f["message"]]
     assert sorted(at(f) for f in python_findings) == [("requirements.txt", 1), ("requirements.txt", 3)]
     assert not [f for f in report["findings"] if at(f)[0] == "environment.yml" and "Python" in f["message"]]
+
+
+def test_conda_cuda_packages_are_not_read_as_a_framework_pin(run_cli: Run) -> None:
+    # the packaged matrix has a TF recipe whose conda packages are only cudatoolkit and cudnn (Windows):
+    # cudatoolkit=10.1 must stay the environment's CUDA, not become "tensorflow-gpu==10.1.*"
+    proc = run_cli("check", "--json", str(PROJECTS / "research-tf1" / "environment.yml"), "--driver", "375.26")
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    assert [at(f) for f in report["findings"] if f["package"] == "tensorflow-gpu"] == [("environment.yml", 12)]

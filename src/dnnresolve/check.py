@@ -28,6 +28,8 @@ from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, pa
 # conda packages that set the CUDA (or cuDNN) of an environment rather than install a framework
 CONDA_CUDA = ("cudatoolkit", "cuda-version", "cuda-toolkit", "cuda-runtime", "cuda-cudart", "cuda")
 CONDA_CUDA_VARIANT = ("pytorch-cuda",)
+# conda packages that are never a framework, whatever a recipe lists first
+_NOT_FRAMEWORKS = frozenset((*CONDA_CUDA, *CONDA_CUDA_VARIANT, "cudnn", "python", "pip", "cpuonly"))
 _GPU_NAME = re.compile(r"cuda|cudnn|gpu|nvidia|tensorrt|cupy|triton|(^|-)cu\d+")
 _INDEX_TAG = re.compile(r"/whl/(cu\d{2,4}|cpu|rocm[\d.]+)/?$")
 
@@ -48,7 +50,8 @@ class _Memo:
             for recipe in row.install:
                 if recipe.kind == "conda" and recipe.packages:
                     first = re.split(r"[=<>! ]", recipe.packages[0])[0].lower()
-                    self.conda_names.setdefault(first, row.package)
+                    if first not in _NOT_FRAMEWORKS:  # a recipe may only bring CUDA and cuDNN (TF on Windows)
+                        self.conda_names.setdefault(first, row.package)
         self.companions = {c for row in matrix.frameworks for recipe in row.install for c, _ in recipe.companions}
         self.index_variants: dict[tuple[str, tuple[str, ...]], tuple[CudaVersion | None, bool, str]] = {}
         self.markers: dict[tuple[str, str, str], bool] = {}
