@@ -40,9 +40,12 @@ def default_matrix_path() -> Path:
 
 def gpu_key(name: str) -> str:
     """A GPU name reduced to what identifies it: no brand prefixes, case or extra spaces."""
-    s = re.sub(r"\s+", " ", name.strip().lower())
-    s = re.sub(r"^(nvidia\s+)", "", s)
-    s = re.sub(r"^(tesla|geforce|quadro|titan)\s+(?=\S)", lambda m: "" if m.group(1) != "titan" else m.group(0), s)
+    s = " ".join(name.lower().split())  # (string methods: a start-up looks one name up)
+    if s.startswith("nvidia "):
+        s = s[len("nvidia ") :]
+    for brand in ("tesla ", "geforce ", "quadro "):  # "titan" stays: it is part of the model's name
+        if s.startswith(brand) and len(s) > len(brand):
+            return s[len(brand) :]
     return s
 
 
@@ -218,20 +221,35 @@ class Matrix:
     ) -> list[FrameworkRelease]:
         """``find`` over cached rows: only the rows that match become model objects."""
         out = []
-        for i, line, d in self._package_dicts(name):
-            if os_name is not None and os_name not in d["os"]:
+        import marshal
+
+        blob = self._cached.package("framework_index", name)
+        for i, version_text, covers, oses in marshal.loads(blob) if blob is not None else ():
+            if os_name is not None and os_name not in oses:
                 continue
-            version = Version(d["version"])
+            version = Version(version_text)
             if pinned is not None:
-                covers = d.get("covers")
                 if covers and _surely_outside(covers, pinned):
                     continue
                 hit = SpecifierSet(covers).contains(pinned, prereleases=True) if covers else pinned == version
             else:
                 hit = specifier.contains(version, prereleases=True)
             if hit:
-                out.append(self._one("framework", i, line, d))
+                out.append(self._framework_row(i))
         return sorted(out, key=lambda f: (f.version, f.os))
+
+    def _framework_row(self, i: int) -> FrameworkRelease:
+        """The framework row with index ``i``, read alone from the cache and built (once)."""
+        import marshal
+
+        built: FrameworkRelease | None = self._one_built.get(("framework", i))
+        if built is None:
+            blob = self._cached.package("framework_row", str(i))
+            if blob is None:
+                raise MatrixError(f"matrix cache: row {i} missing", self.path)
+            _, line, d = marshal.loads(blob)
+            built = self._one("framework", i, line, d)
+        return built
 
     def pins_for(self, package: str, version: Version, extra: str = "") -> list[WheelPins]:
         name = canonicalize_name(package)
@@ -423,9 +441,16 @@ def cached_rows(matrix: Matrix, raw: dict[str, list[tuple[int, int, Any]]]) -> d
     for position, g in enumerate(matrix.gpus):
         for n in (g.name, *g.aliases):
             gpu_keys.setdefault(gpu_key(n), position)
+    packages = {t: {n: marshal.dumps(rows) for n, rows in d.items()} for t, d in per_package.items()}
+    # a lookup reads one package's (index, version, covers, os) and then only the rows it returns
+    packages["framework_index"] = {
+        n: marshal.dumps([(i, d["version"], d.get("covers", ""), d["os"]) for i, _, d in rows])
+        for n, rows in per_package["framework"].items()
+    }
+    packages["framework_row"] = {str(i): marshal.dumps((i, line, d)) for i, line, d in raw["framework"]}
     return {
         "tables": {t: marshal.dumps(rows) for t, rows in raw.items()},
-        "packages": {t: {n: marshal.dumps(rows) for n, rows in d.items()} for t, d in per_package.items()},
+        "packages": packages,
         "names": matrix.packages(),
         "gpu_keys": gpu_keys,
     }

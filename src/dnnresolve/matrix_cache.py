@@ -21,7 +21,7 @@ from .errors import UserError
 
 CACHE_DIR_ENV = "DNNRESOLVE_CACHE_DIR"
 NO_CACHE_ENV = "DNNRESOLVE_NO_MATRIX_CACHE"  # "1": always parse the TOML (benchmarks, debugging)
-FORMAT = 3
+FORMAT = 4
 
 
 def user_cache_dir() -> Path:

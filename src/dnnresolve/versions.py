@@ -168,6 +168,9 @@ class CudnnVersion(_Dotted):
     def parse(cls, text: str) -> CudnnVersion:
         """Reads ``5.1.3``, ``8.9.2.26`` (pip wheels), ``(8, 9, 2)`` (PyTorch) and ``v5.1``."""
         s = str(text).strip()
+        plain = _plain_dotted(s, 4, 1, 6, 6) if "." in s else None
+        if plain is not None and plain[0] != 0:
+            return cls(plain[:3])
         m = re.fullmatch(r"\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)", s)
         if m:
             return cls(tuple(int(g) for g in m.groups()))
