@@ -96,6 +96,11 @@ def test_cached_rows_list_what_uses_a_cuda_or_cudnn_as_the_parsed_matrix(
     for cudnn in ("5.1", "7.6", "8.9", "9.1"):
         got = cached.using_cudnn(CudnnVersion.parse(cudnn))
         assert got == parsed.using_cudnn(CudnnVersion.parse(cudnn)) and got, cudnn
+        releases = cached.cudnn_releases(CudnnVersion.parse(cudnn))
+        assert releases == parsed.cudnn_releases(CudnnVersion.parse(cudnn)) and releases, cudnn
+    for os_name in ("linux", "windows"):
+        table = cached.driver_table(os_name)
+        assert table == parsed.driver_table(os_name) and len(table.toolkits) > 50, os_name
 
 
 @pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="the shortcut is for Linux")

@@ -7,7 +7,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
@@ -49,68 +49,68 @@ def _runtime_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-detect", action="store_true", help="do not look at this machine; use only flags and --target")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _detect_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", metavar="DIR", help="read the machine's files under DIR (a copy of another machine)")
+    p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to wait for each program")
+
+
+def _explain_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("text", nargs="*", help="the error text (else --file, else standard input)")
+    p.add_argument("--file", metavar="LOG", help="read the error text from a log file")
+    _runtime_flags(p)
+
+
+def _plan_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("specs", nargs="+", metavar="SPEC", help="a requirement: tensorflow-gpu==1.0, 'torch>=2.1'")
+    _runtime_flags(p)
+    p.add_argument("--format", choices=("text", "sh"), default="text", help="'sh' writes the first option as a script")
+    p.add_argument("--verify", action="store_true", help="check that each recommended wheel exists on its index")
+
+
+def _check_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help="requirements.txt, pyproject.toml, environment.yml...")
+    _runtime_flags(p)
+    p.add_argument("--format", choices=("text", "markdown", "sarif"), default="text")
+    p.add_argument("--strict", action="store_true", help="warnings fail too")
+
+
+def _doctor_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", metavar="DIR", help="read the machine's files under DIR")
+
+
+def _matrix_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", nargs="?", metavar="SPEC", help="a package or requirement: tensorflow, torch==2.1.0")
+    p.add_argument("--cuda", metavar="VERSION", help="releases built for this CUDA series")
+    p.add_argument("--cudnn", metavar="VERSION", help="releases built against this cuDNN series")
+    p.add_argument("--os", choices=("linux", "windows"), help="only rows for this operating system")
+
+
+def _update_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--url", help="where to fetch the matrix from")
+
+
+def _install_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("specs", nargs="+", metavar="SPEC")
+    _runtime_flags(p)
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.add_argument("--dry-run", action="store_true", help="print the steps only")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``command``, the other subcommands get their name and help only (what the
+    top-level help lists), which spares a start-up building options it will not parse."""
     parser = _Parser(
         prog="dnnresolve",
         description="Which CUDA / cuDNN / driver does this framework need, and what do I do now?",
     )
     parser.add_argument("--version", action="version", version=f"dnnresolve {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-
-    p = sub.add_parser("detect", help="what this machine has: driver, GPUs, CUDA, cuDNN, Python, frameworks, modules")
-    _common(p)
-    p.add_argument("--root", metavar="DIR", help="read the machine's files under DIR (a copy of another machine)")
-    p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to wait for each program")
-    p.set_defaults(handler=_cmd_detect)
-
-    p = sub.add_parser("explain", help="decode a CUDA / cuDNN / driver error message")
-    _common(p)
-    p.add_argument("text", nargs="*", help="the error text (else --file, else standard input)")
-    p.add_argument("--file", metavar="LOG", help="read the error text from a log file")
-    _runtime_flags(p)
-    p.set_defaults(handler=_cmd_explain)
-
-    p = sub.add_parser("plan", help="what a requirement needs, what is missing, and the steps to get there")
-    _common(p)
-    p.add_argument("specs", nargs="+", metavar="SPEC", help="a requirement: tensorflow-gpu==1.0, 'torch>=2.1'")
-    _runtime_flags(p)
-    p.add_argument("--format", choices=("text", "sh"), default="text", help="'sh' writes the first option as a script")
-    p.add_argument("--verify", action="store_true", help="check that each recommended wheel exists on its index")
-    p.set_defaults(handler=_cmd_plan)
-
-    p = sub.add_parser("check", help="vet requirements files against a target machine")
-    _common(p)
-    p.add_argument("files", nargs="+", metavar="FILE", help="requirements.txt, pyproject.toml, environment.yml...")
-    _runtime_flags(p)
-    p.add_argument("--format", choices=("text", "markdown", "sarif"), default="text")
-    p.add_argument("--strict", action="store_true", help="warnings fail too")
-    p.set_defaults(handler=_cmd_check)
-
-    p = sub.add_parser("doctor", help="installed frameworks checked against what this machine really loads")
-    _common(p)
-    p.add_argument("--root", metavar="DIR", help="read the machine's files under DIR")
-    p.set_defaults(handler=_cmd_doctor)
-
-    p = sub.add_parser("matrix", help="rows of the curated compatibility matrix, with their sources")
-    _common(p)
-    p.add_argument("spec", nargs="?", metavar="SPEC", help="a package or requirement: tensorflow, torch==2.1.0")
-    p.add_argument("--cuda", metavar="VERSION", help="releases built for this CUDA series")
-    p.add_argument("--cudnn", metavar="VERSION", help="releases built against this cuDNN series")
-    p.add_argument("--os", choices=("linux", "windows"), help="only rows for this operating system")
-    p.set_defaults(handler=_cmd_matrix)
-
-    p = sub.add_parser("update", help="fetch a newer compatibility matrix into the user cache")
-    _common(p)
-    p.add_argument("--url", help="where to fetch the matrix from")
-    p.set_defaults(handler=_cmd_update)
-
-    p = sub.add_parser("install", help="carry out a plan (asks first)")
-    _common(p)
-    p.add_argument("specs", nargs="+", metavar="SPEC")
-    _runtime_flags(p)
-    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    p.add_argument("--dry-run", action="store_true", help="print the steps only")
-    p.set_defaults(handler=_cmd_install)
+    for name, (help_text, add_args) in _COMMANDS.items():
+        p = sub.add_parser(name, help=help_text)
+        if command is None or command == name:
+            _common(p)
+            add_args(p)
+        p.set_defaults(handler=globals()[f"_cmd_{name}"])
     return parser
 
 
@@ -287,9 +287,24 @@ def _cmd_install(args: argparse.Namespace) -> int:
     return EXIT_OK if outcome.ok else EXIT_PROBLEMS
 
 
+# name -> (help, its arguments); its handler is ``_cmd_<name>`` (looked up when the parser is built)
+_COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "detect": ("what this machine has: driver, GPUs, CUDA, cuDNN, Python, frameworks, modules", _detect_args),
+    "explain": ("decode a CUDA / cuDNN / driver error message", _explain_args),
+    "plan": ("what a requirement needs, what is missing, and the steps to get there", _plan_args),
+    "check": ("vet requirements files against a target machine", _check_args),
+    "doctor": ("installed frameworks checked against what this machine really loads", _doctor_args),
+    "matrix": ("rows of the curated compatibility matrix, with their sources", _matrix_args),
+    "update": ("fetch a newer compatibility matrix into the user cache", _update_args),
+    "install": ("carry out a plan (asks first)", _install_args),
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    first = next((w for w in words if not w.startswith("-")), None)
+    parser = build_parser(first if first in _COMMANDS and words[0] == first else None)
+    args = parser.parse_args(words)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE

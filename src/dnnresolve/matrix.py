@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .compat import DriverTable
     from .matrix_cache import CachedRows
     from .model import CudaFamily, CudaRelease, CudnnRelease, FrameworkRelease, GpuModel, WheelPins
-    from .versions import CudaVersion, CudnnVersion
+    from .versions import CudaVersion, CudnnVersion, DriverVersion
 
 MATRIX_ENV = "DNNRESOLVE_MATRIX"
 MATRIX_MAX_BYTES = 64 << 20  # the packaged matrix is under 1 MiB; a bigger file is a mistake, not data
@@ -288,6 +288,8 @@ class Matrix:
     def _make_driver_table(self, os_name: str) -> DriverTable:
         from .compat import DriverTable
 
+        if "cuda" not in self._built and self._rows is not None:
+            return DriverTable(self._toolkit_drivers(os_name), self._family_drivers(os_name))
         if os_name == "windows":
             toolkits = tuple((c.version, c.driver_min_windows) for c in self.cuda if c.driver_min_windows)
             families = tuple((f.major, f.driver_min_windows) for f in self.cuda_families if f.driver_min_windows)
@@ -296,6 +298,30 @@ class Matrix:
             families = tuple((f.major, f.driver_min_linux) for f in self.cuda_families)
         return DriverTable(toolkits, families)
 
+    def _raw(self, table: str) -> list[tuple[int, int, Any]]:
+        """A cached table's rows as plain data (validated when the cache was written), read once."""
+        import marshal
+
+        if table not in self._dicts_other:
+            self._dicts_other[table] = marshal.loads(self._cached.table(table))
+        return self._dicts_other[table]
+
+    def _toolkit_drivers(self, os_name: str) -> tuple[tuple[CudaVersion, DriverVersion], ...]:
+        """(toolkit, minimum driver) from the cached CUDA rows, without building them."""
+        from .versions import CudaVersion, DriverVersion
+
+        key = "driver_min_windows" if os_name == "windows" else "driver_min_linux"
+        return tuple(
+            (CudaVersion.parse(d["version"]), DriverVersion.parse(d[key]))
+            for _, _, d in self._raw("cuda")
+            if d.get(key)
+        )
+
+    def _family_drivers(self, os_name: str) -> tuple[tuple[int, DriverVersion], ...]:
+        if os_name == "windows":
+            return tuple((f.major, f.driver_min_windows) for f in self.cuda_families if f.driver_min_windows)
+        return tuple((f.major, f.driver_min_linux) for f in self.cuda_families)
+
     def cuda_release(self, cuda: CudaVersion) -> CudaRelease | None:
         if cuda not in self._cuda_rows:
             rows = [c for c in self.cuda if _same_series(c.version, cuda)]
@@ -303,7 +329,16 @@ class Matrix:
         return self._cuda_rows[cuda]
 
     def cudnn_releases(self, series: CudnnVersion | None = None) -> list[CudnnRelease]:
-        rows = self.cudnn if series is None else [c for c in self.cudnn if c.version.series == series.series]
+        if series is not None and "cudnn" not in self._built and self._rows is not None:
+            from .versions import CudnnVersion
+
+            rows = [
+                self._one("cudnn", i, line, d)
+                for i, line, d in self._raw("cudnn")
+                if CudnnVersion.parse(d["version"]).series == series.series
+            ]
+        else:
+            rows = self.cudnn if series is None else [c for c in self.cudnn if c.version.series == series.series]
         return sorted(rows, key=lambda c: c.version)
 
     def gpu(self, name: str) -> GpuModel | None:
@@ -326,7 +361,6 @@ class Matrix:
 
     def _gpu_unbuilt(self, key: str) -> GpuModel | None:
         """``gpu`` over the cached key index: only the GPU found becomes a model object."""
-        import marshal
 
         keys = self._cached.gpu_keys
         position = keys.get(key)
@@ -337,9 +371,7 @@ class Matrix:
                     position, best_len = at, len(k)
         if position is None:
             return None
-        if "gpu_rows" not in self._dicts_other:
-            self._dicts_other["gpu_rows"] = marshal.loads(self._cached.table("gpu"))
-        i, line, d = self._dicts_other["gpu_rows"][position]
+        i, line, d = self._raw("gpu")[position]
         gpu: GpuModel = self._one("gpu", i, line, d)
         return gpu
 
