@@ -121,3 +121,15 @@ def test_needles_cover_every_anchor_of_the_catalog() -> None:
     for anchor in anchors:
         assert any(n in letters(anchor) for n in needles.letters), anchor
         assert any(n in anchor.lower().encode() for n in needles.lowered), anchor
+
+
+def test_a_worker_that_hangs_is_stopped_and_its_share_searched_here(tmp_path: Path) -> None:
+    log = tmp_path / "c.log"
+    awkward_log(log, 3000)
+    needles = Needles.of(load_catalog().anchors)
+    with open(log, "rb") as f:
+        share = split_ranges(f, log.stat().st_size, 8000)
+    stuck = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], stdout=subprocess.PIPE)
+    got = list(_from_worker(stuck, str(log), share, needles, 4096, timeout=0.5))
+    assert got == list(_in_turn(str(log), share, needles, 4096))
+    assert stuck.poll() is not None  # stopped, not left behind

@@ -320,31 +320,62 @@ def _start_worker(
     return proc
 
 
+def worker_timeout(share: list[tuple[int, int]]) -> float:
+    """How long a worker may take for its share: a minute, and a second per 20 MB (ten times what a slow
+    machine needs); past it the worker is stopped and its share searched here."""
+    return 60.0 + sum(end - start for start, end in share) / 20e6
+
+
 def _from_worker(
     proc: subprocess.Popen[bytes] | None,
     path: str,
     share: list[tuple[int, int]],
     needles: Needles,
     block_bytes: int,
+    timeout: float | None = None,
 ) -> Iterator[RangeResult]:
-    import json
-
     done = 0
     if proc is not None:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            try:
-                lines, hits, problem, problem_line = json.loads(raw)
-                result = RangeResult(int(lines), [(int(i), int(o)) for i, o in hits], str(problem), int(problem_line))
-            except (ValueError, TypeError):
-                break
+        for result in _worker_lines(proc, worker_timeout(share) if timeout is None else timeout):
             done += 1
             yield result
             if done == len(share):
                 break
-        proc.stdout.close()
+        if proc.poll() is None:
+            proc.kill()
+        if proc.stdout is not None:
+            proc.stdout.close()
         proc.wait()
     yield from _in_turn(path, share[done:], needles, block_bytes)
+
+
+def _worker_lines(proc: subprocess.Popen[bytes], timeout: float) -> Iterator[RangeResult]:
+    """The worker's results as it writes them, until it ends, writes something else, or runs out of time."""
+    import json
+    import time
+
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    deadline = time.monotonic() + timeout
+    pending = b""
+    while True:
+        if os.name == "posix":
+            import select
+
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return
+        pending += chunk
+        while b"\n" in pending:
+            raw, pending = pending.split(b"\n", 1)
+            try:
+                lines, hits, problem, problem_line = json.loads(raw)
+                yield RangeResult(int(lines), [(int(i), int(o)) for i, o in hits], str(problem), int(problem_line))
+            except (ValueError, TypeError):
+                return
 
 
 def _worker_main() -> int:
