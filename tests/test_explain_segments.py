@@ -82,16 +82,6 @@ def test_ranges_end_after_a_newline_and_cover_the_file(tmp_path: Path) -> None:
     assert all(data[end - 1 : end] == b"\n" for _, end in ranges[:-1])
 
 
-def test_a_worker_that_dies_leaves_its_share_to_the_caller(tmp_path: Path) -> None:
-    log = tmp_path / "b.log"
-    awkward_log(log, 4000)
-    needles = Needles.of(load_catalog().anchors)
-    with open(log, "rb") as f:
-        share = split_ranges(f, log.stat().st_size, 8000)
-    dead = subprocess.Popen([sys.executable, "-c", "pass"], stdout=subprocess.PIPE)
-    assert list(_from_worker(dead, str(log), share, needles, 4096)) == list(_in_turn(str(log), share, needles, 4096))
-
-
 def test_not_a_log(tmp_path: Path) -> None:
     binary = tmp_path / "core"
     binary.write_bytes(b"\x7fELF\x00\x00\x01" + b"x" * 100)
@@ -123,13 +113,16 @@ def test_needles_cover_every_anchor_of_the_catalog() -> None:
         assert any(n in anchor.lower().encode() for n in needles.lowered), anchor
 
 
-def test_a_worker_that_hangs_is_stopped_and_its_share_searched_here(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "program", ["pass", "import time; time.sleep(60)", "print('not json')"], ids=["dies", "hangs", "garbles"]
+)
+def test_a_failing_worker_is_stopped_and_its_share_searched_here(tmp_path: Path, program: str) -> None:
     log = tmp_path / "c.log"
     awkward_log(log, 3000)
     needles = Needles.of(load_catalog().anchors)
     with open(log, "rb") as f:
         share = split_ranges(f, log.stat().st_size, 8000)
-    stuck = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], stdout=subprocess.PIPE)
-    got = list(_from_worker(stuck, str(log), share, needles, 4096, timeout=0.5))
+    worker = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE)
+    got = list(_from_worker(worker, str(log), share, needles, 4096, timeout=1.0))
     assert got == list(_in_turn(str(log), share, needles, 4096))
-    assert stuck.poll() is not None  # stopped, not left behind
+    assert worker.poll() is not None  # stopped, not left behind
