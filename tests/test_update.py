@@ -198,7 +198,8 @@ def test_damaged_or_outdated_cache_is_set_aside(run_cli: Run, cache: Path) -> No
 
     good_update(run_cli)
     meta = json.loads((cache / "matrix.json").read_text())
-    meta["packaged_sha256"] = "0" * 64  # as if dnnresolve was upgraded since the fetch
+    # as if dnnresolve was upgraded since the fetch: another packaged matrix, another file
+    meta["packaged_sha256"], meta["packaged_key"] = "0" * 64, "the file of an older install"
     (cache / "matrix.json").write_text(json.dumps(meta))
     versions, stderr = versions_listed(run_cli)
     assert versions == [] and "packaged matrix changed since it was fetched" in stderr
@@ -262,3 +263,16 @@ def test_bad_timeout_setting_and_unwritable_cache(run_cli: Run, tmp_path: Path) 
     with serve(routes(NEWER)) as srv:
         r = run_cli("update", "--url", srv.url(MATRIX_PATH), env={"DNNRESOLVE_CACHE_DIR": str(blocker / "cache")})
     assert r.returncode == 2 and "cannot write the matrix cache" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_a_cached_update_edited_in_place_is_still_caught(run_cli: Run, cache: Path) -> None:
+    # a start-up skips hashing an update whose file identity is unchanged; an edit changes the identity
+    good_update(run_cli)
+    meta = json.loads((cache / "matrix.json").read_text())
+    assert meta["file_key"] and meta["packaged_key"]
+    assert versions_listed(run_cli)[0] != []  # the update is used
+    cached = cache / meta["file"]
+    data = cached.read_bytes()
+    cached.write_bytes(data.replace(b"example-gpu-framework", b"example-gpu-frameworx"))  # same size, new bytes
+    versions, stderr = versions_listed(run_cli)
+    assert versions == [] and "does not match its recorded sha256" in stderr

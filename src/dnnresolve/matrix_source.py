@@ -37,6 +37,12 @@ def cache_dir() -> Path:
     return user_cache_dir()
 
 
+def _file_key(path: Path) -> str:
+    from .matrix_cache import file_key
+
+    return file_key(path) or ""
+
+
 def sha256_bytes(data: bytes) -> str:
     import hashlib
 
@@ -54,6 +60,7 @@ class CachedMatrix:
     sha256: str
     fetched_at: datetime
     packaged_sha256: str
+    packaged_key: str = ""  # the packaged matrix's file identity when ``packaged_sha256`` was taken
 
     def age_days(self, now: datetime | None = None) -> float:
         from datetime import datetime, timezone
@@ -98,11 +105,14 @@ def read_cache(directory: Path | None = None) -> tuple[CachedMatrix | None, str]
             sha256=str(meta["sha256"]).lower(),
             fetched_at=_parse_time(str(meta["fetched_at"])),
             packaged_sha256=str(meta.get("packaged_sha256", "")),
+            packaged_key=str(meta.get("packaged_key") or ""),
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return None, f"cached update ignored: unreadable {meta_path} ({exc})"
+    recorded = meta.get("file_key")
     try:
-        actual = sha256_file(entry.path)
+        unchanged = bool(recorded) and recorded == _file_key(entry.path)
+        actual = entry.sha256 if unchanged else sha256_file(entry.path)
     except OSError:
         return None, f"cached update ignored: {entry.path} is missing"
     if actual != entry.sha256:
@@ -133,6 +143,9 @@ def write_cache(
             "file": name,
             "packaged_sha256": packaged_sha256,
             "dnnresolve": __version__,
+            # the files' identities when their hashes were known: a start-up need not hash them again
+            "file_key": _file_key(directory / name),
+            "packaged_key": _file_key(packaged_matrix_path()),
         }
         _atomic_write(directory / META_NAME, (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
     except OSError as exc:
@@ -166,7 +179,8 @@ def resolve_source(offline: bool, explicit: str | None, now: datetime | None = N
     entry, problem = read_cache()
     if entry is not None:
         try:
-            packaged_sha = sha256_file(packaged)
+            same_file = bool(entry.packaged_key) and entry.packaged_key == _file_key(packaged)
+            packaged_sha = entry.packaged_sha256 if same_file else sha256_file(packaged)
         except OSError:
             packaged_sha = ""
         if entry.packaged_sha256 and packaged_sha and entry.packaged_sha256 != packaged_sha:
