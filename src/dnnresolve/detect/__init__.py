@@ -13,7 +13,6 @@ programs found under DIR's PATH directories.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TypeVar
 
@@ -22,7 +21,7 @@ from ..model import CudaInstall, CudnnInstall, Gpu, InstalledPackage, Module, Ru
 from ..pkgname import canonicalize_name
 from ..versions import ComputeCapability, VersionError, parse_build_tag
 from . import conda, cuda, cudnn, driver, gpu, linker, modules, nvml, python_env, smi
-from .context import ProbeContext
+from .context import Job, ProbeContext
 from .overrides import apply_env_overrides, runtime_from_flags
 
 if TYPE_CHECKING:
@@ -77,7 +76,8 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = fr
         if wanted:
             starter(ctx)
     modules.start(ctx)
-    nvml_answer = _in_background(lambda: nvml.probe(ctx)) if devices else nvml.NvmlReport
+    # a daemon thread: NVML can hang inside the driver, and that must not keep the process alive
+    nvml_job = Job(lambda: nvml.probe(ctx), "dnnresolve-nvml-probe") if devices else None
 
     drv = _guarded(ctx, "driver", lambda: driver.probe_system(ctx), driver.DriverReport)
     py = _guarded(ctx, "python", lambda: python_env.probe(ctx), python_env.PythonReport)
@@ -90,7 +90,9 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = fr
         toolkits = _guarded(ctx, "cuda", lambda: cuda.probe(ctx, py, env_conda, mods, cache), list)
         cudnns = _guarded(ctx, "cudnn", lambda: cudnn.probe(ctx, toolkits, py, env_conda, mods, cache), list)
     smi_report = _guarded(ctx, "nvidia-smi", lambda: smi.probe(ctx), smi.SmiReport) if devices else smi.SmiReport()
-    nvml_report = nvml_answer()
+    nvml_report = (
+        nvml_job.result(lambda: nvml.NvmlReport(failure="NVML: probe failed")) if nvml_job else nvml.NvmlReport()
+    )
     _guarded(ctx, "driver", lambda: driver.merge_programs(ctx, drv, nvml_report, smi_report), lambda: None)
     gpus: list[Gpu] = _guarded(
         ctx, "gpu", lambda: gpu.probe(ctx, nvml_report, smi_report, _capability_lookup(matrix)), list
@@ -147,19 +149,6 @@ def _guarded(ctx: ProbeContext, name: str, probe: Callable[[], T], empty: Callab
     except Exception as exc:  # the promise: a failed probe is a note, never a crash
         ctx.note(f"{name} probe failed: {type(exc).__name__}: {first_line(str(exc))}")
         return empty()
-
-
-def _in_background(job: Callable[[], nvml.NvmlReport]) -> Callable[[], nvml.NvmlReport]:
-    # A daemon thread: NVML can hang inside the driver, and that must not keep the process alive.
-    box: list[nvml.NvmlReport] = []
-    worker = threading.Thread(target=lambda: box.append(job()), name="dnnresolve-nvml-probe", daemon=True)
-    worker.start()
-
-    def answer() -> nvml.NvmlReport:
-        worker.join()
-        return box[0] if box else nvml.NvmlReport(failure="NVML: probe failed")
-
-    return answer
 
 
 def _packaged_matrix(ctx: ProbeContext) -> Matrix | None:

@@ -15,25 +15,32 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 # Text files the probes read are small (version files, headers, /proc entries); a bigger one is not ours.
 MAX_READ = 4 * 1024 * 1024
 
 
-class Job:
-    """A program run on its own thread; ``result()`` waits for it. (Lighter to import than concurrent.futures,
-    which a start-up cannot afford: a detect starts a handful of programs at most.)"""
+class Job(Generic[T]):
+    """Work on its own daemon thread (a program run, an NVML probe that may hang inside the driver); ``result()``
+    waits for it. Lighter to import than concurrent.futures, which a start-up cannot afford: a detect starts a
+    handful of jobs at most."""
 
-    def __init__(self, work: Callable[[], ProgramResult], name: str) -> None:
-        self._box: list[ProgramResult] = []
+    def __init__(self, work: Callable[[], T], name: str) -> None:
+        self._box: list[T] = []
         self._thread = threading.Thread(target=lambda: self._box.append(work()), name=name, daemon=True)
         self._thread.start()
 
-    def result(self) -> ProgramResult:
+    def result(self, fallback: Callable[[], T] | None = None) -> T:
+        """The work's result; if it raised, ``fallback()``, else RuntimeError (the work catches what it expects)."""
         self._thread.join()
-        if not self._box:  # the work raised: _execute catches what a program can do, so this is a bug
-            raise RuntimeError(f"{self._thread.name} ended without a result")
-        return self._box[0]
+        if self._box:
+            return self._box[0]
+        if fallback is not None:
+            return fallback()
+        raise RuntimeError(f"{self._thread.name} ended without a result")
 
     def wait(self) -> None:
         self._thread.join()
@@ -89,7 +96,7 @@ class ProbeContext:
         self.run_programs = run_programs
         self._notes: list[str] = []
         self._lock = threading.Lock()
-        self._runs: dict[tuple[str, ...], Job] = {}
+        self._runs: dict[tuple[str, ...], Job[ProgramResult]] = {}
 
     # ------------------------------------------------------------------ notes
     def note(self, text: str) -> None:
@@ -212,7 +219,7 @@ class ProbeContext:
                 return candidate
         return None
 
-    def start(self, argv: Sequence[str]) -> Job:
+    def start(self, argv: Sequence[str]) -> Job[ProgramResult]:
         """Start a program (target path first) unless the same command already ran or is running."""
         key = tuple(argv)
         with self._lock:
