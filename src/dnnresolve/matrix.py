@@ -84,9 +84,8 @@ class Matrix:
         for attr, value in zip(_TABLE_OF, given):
             self._built[attr] = list(value or [])
         self._by_package: dict[tuple[str, str], list[Any]] = {}
-        self._dicts: dict[str, list[tuple[int, int, Any]]] = {}
         self._one_built: dict[tuple[str, int], Any] = {}
-        self._dicts_other: dict[str, list[tuple[int, int, Any]]] = {}
+        self._plain: dict[tuple[str, str], list[Any]] = {}  # cached rows, unmarshalled once
         self._driver_tables: dict[str, DriverTable] = {}
         self._names: list[str] | None = None
         self._cuda_rows: dict[CudaVersion, CudaRelease | None] = {}
@@ -107,25 +106,21 @@ class Matrix:
     def _table(self, attr: str) -> list[Any]:
         built = self._built.get(attr)
         if built is None:
-            built = self._build(_TABLE_OF[attr], self._cached.table(_TABLE_OF[attr]))
+            table = _TABLE_OF[attr]
+            built = [self._one(table, i, line, d) for i, line, d in self._raw(table)]
             self._built[attr] = built
         return built
 
-    def _build(self, table: str, blob: bytes) -> list[Any]:
+    def _raw(self, table: str, package: str | None = None) -> list[Any]:
+        """Cached rows as plain data (validated when the cache was written): a whole table, or one package's
+        rows of it; each blob is read and unmarshalled once."""
         import marshal
 
-        from .schema import BUILDERS, Row
-
-        return [BUILDERS[table](Row(self.path, table, i, line, d, trusted=True)) for i, line, d in marshal.loads(blob)]
-
-    def _package_dicts(self, name: str) -> list[tuple[int, int, Any]]:
-        """The cached framework rows of one package, unmarshalled, not yet built."""
-        import marshal
-
-        if name not in self._dicts:
-            blob = self._cached.package("framework", name)
-            self._dicts[name] = marshal.loads(blob) if blob is not None else []
-        return self._dicts[name]
+        key = (table, package or "")
+        if key not in self._plain:
+            blob = self._cached.table(table) if package is None else self._cached.package(table, package)
+            self._plain[key] = marshal.loads(blob) if blob is not None else []
+        return self._plain[key]
 
     def _one(self, table: str, i: int, line: int, d: dict[str, Any]) -> Any:
         """One cached row built (once) into its model object."""
@@ -145,11 +140,8 @@ class Matrix:
             return [p for p in rows if p.package == name]
         key = (attr, name)
         if key not in self._by_package:
-            if attr == "frameworks":
-                self._by_package[key] = [self._one("framework", *row) for row in self._package_dicts(name)]
-            else:
-                blob = self._cached.package(_TABLE_OF[attr], name)
-                self._by_package[key] = self._build(_TABLE_OF[attr], blob) if blob is not None else []
+            table = _TABLE_OF[attr]
+            self._by_package[key] = [self._one(table, *row) for row in self._raw(table, name)]
         return self._by_package[key]
 
     @property
@@ -221,10 +213,7 @@ class Matrix:
     ) -> list[FrameworkRelease]:
         """``find`` over cached rows: only the rows that match become model objects."""
         out = []
-        import marshal
-
-        blob = self._cached.package("framework_index", name)
-        for i, version_text, covers, oses in marshal.loads(blob) if blob is not None else ():
+        for i, version_text, covers, oses in self._raw("framework_index", name):
             if os_name is not None and os_name not in oses:
                 continue
             version = Version(version_text)
@@ -271,11 +260,7 @@ class Matrix:
 
     def _rows_naming(self, key: str, wanted: Callable[[str], bool]) -> list[FrameworkRelease]:
         """Framework rows (cached, unbuilt) whose ``key`` list holds a value ``wanted`` accepts, built."""
-        import marshal
-
-        if "framework_rows" not in self._dicts_other:
-            self._dicts_other["framework_rows"] = marshal.loads(self._cached.table("framework"))
-        rows = self._dicts_other["framework_rows"]
+        rows = self._raw("framework")
         return [self._one("framework", i, line, d) for i, line, d in rows if any(wanted(t) for t in d.get(key, ()))]
 
     # ------------------------------------------------------------ NVIDIA
@@ -297,14 +282,6 @@ class Matrix:
             toolkits = tuple((c.version, c.driver_min_linux) for c in self.cuda)
             families = tuple((f.major, f.driver_min_linux) for f in self.cuda_families)
         return DriverTable(toolkits, families)
-
-    def _raw(self, table: str) -> list[tuple[int, int, Any]]:
-        """A cached table's rows as plain data (validated when the cache was written), read once."""
-        import marshal
-
-        if table not in self._dicts_other:
-            self._dicts_other[table] = marshal.loads(self._cached.table(table))
-        return self._dicts_other[table]
 
     def _toolkit_drivers(self, os_name: str) -> tuple[tuple[CudaVersion, DriverVersion], ...]:
         """(toolkit, minimum driver) from the cached CUDA rows, without building them."""
