@@ -28,8 +28,10 @@ from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, pa
 # conda packages that set the CUDA (or cuDNN) of an environment rather than install a framework
 CONDA_CUDA = ("cudatoolkit", "cuda-version", "cuda-toolkit", "cuda-runtime", "cuda-cudart", "cuda")
 CONDA_CUDA_VARIANT = ("pytorch-cuda",)
+# what an environment file names to set up the environment itself (its Python, CUDA, cuDNN, pip), not to install
+_ENVIRONMENT = frozenset((*CONDA_CUDA, *CONDA_CUDA_VARIANT, "cudnn", "python", "pip"))
 # conda packages that are never a framework, whatever a recipe lists first
-_NOT_FRAMEWORKS = frozenset((*CONDA_CUDA, *CONDA_CUDA_VARIANT, "cudnn", "python", "pip", "cpuonly"))
+_NOT_FRAMEWORKS = _ENVIRONMENT | {"cpuonly"}
 _GPU_NAME = re.compile(r"cuda|cudnn|gpu|nvidia|tensorrt|cupy|triton|(^|-)cu\d+")
 _INDEX_TAG = re.compile(r"/whl/(cu\d{2,4}|cpu|rocm[\d.]+)/?$")
 
@@ -85,7 +87,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
                 continue  # not installed on this target
             pin = _pin(located, source, matrix, memo)
             if pin is None:
-                if located.name not in CONDA_CUDA + CONDA_CUDA_VARIANT + ("python", "cudnn", "pip"):
+                if located.name not in _ENVIRONMENT:
                     _unknown(report, located, memo, unknown)
                 continue
             checked.setdefault(pin.package, None)
