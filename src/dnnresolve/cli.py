@@ -105,12 +105,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dnnresolve {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name, (help_text, add_args) in _COMMANDS.items():
+    for name, (help_text, add_args, handler) in _COMMANDS.items():
         p = sub.add_parser(name, help=help_text)
         if command is None or command == name:
             _common(p)
             add_args(p)
-        p.set_defaults(handler=globals()[f"_cmd_{name}"])
+        p.set_defaults(handler=handler)
     return parser
 
 
@@ -287,23 +287,36 @@ def _cmd_install(args: argparse.Namespace) -> int:
     return EXIT_OK if outcome.ok else EXIT_PROBLEMS
 
 
-# name -> (help, its arguments); its handler is ``_cmd_<name>`` (looked up when the parser is built)
-_COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
-    "detect": ("what this machine has: driver, GPUs, CUDA, cuDNN, Python, frameworks, modules", _detect_args),
-    "explain": ("decode a CUDA / cuDNN / driver error message", _explain_args),
-    "plan": ("what a requirement needs, what is missing, and the steps to get there", _plan_args),
-    "check": ("vet requirements files against a target machine", _check_args),
-    "doctor": ("installed frameworks checked against what this machine really loads", _doctor_args),
-    "matrix": ("rows of the curated compatibility matrix, with their sources", _matrix_args),
-    "update": ("fetch a newer compatibility matrix into the user cache", _update_args),
-    "install": ("carry out a plan (asks first)", _install_args),
+# name -> (help, its arguments, its handler); the handler is looked up when it runs, so that a test may replace it
+_Handler = Callable[[argparse.Namespace], int]
+_COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], _Handler]] = {
+    "detect": (
+        "what this machine has: driver, GPUs, CUDA, cuDNN, Python, frameworks, modules",
+        _detect_args,
+        lambda a: _cmd_detect(a),
+    ),
+    "explain": ("decode a CUDA / cuDNN / driver error message", _explain_args, lambda a: _cmd_explain(a)),
+    "plan": (
+        "what a requirement needs, what is missing, and the steps to get there",
+        _plan_args,
+        lambda a: _cmd_plan(a),
+    ),
+    "check": ("vet requirements files against a target machine", _check_args, lambda a: _cmd_check(a)),
+    "doctor": (
+        "installed frameworks checked against what this machine really loads",
+        _doctor_args,
+        lambda a: _cmd_doctor(a),
+    ),
+    "matrix": ("rows of the curated compatibility matrix, with their sources", _matrix_args, lambda a: _cmd_matrix(a)),
+    "update": ("fetch a newer compatibility matrix into the user cache", _update_args, lambda a: _cmd_update(a)),
+    "install": ("carry out a plan (asks first)", _install_args, lambda a: _cmd_install(a)),
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    first = next((w for w in words if not w.startswith("-")), None)
-    parser = build_parser(first if first in _COMMANDS and words[0] == first else None)
+    command = words[0] if words and words[0] in _COMMANDS else None  # options before it: build every command
+    parser = build_parser(command)
     args = parser.parse_args(words)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
