@@ -4,7 +4,6 @@ and CUDA builds that disagree across the files of a project. Pure: no I/O."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -12,6 +11,7 @@ from packaging.specifiers import SpecifierSet
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import Runtime, WheelPins
+from .records import record
 from .solve import Candidate, RequirementResult, find_conflicts, pinned_specifiers
 from .sources.interface import LocatedRequirement
 from .versions import CudaVersion
@@ -19,7 +19,7 @@ from .versions import CudaVersion
 _CU_WHEEL = re.compile(r"(nvidia-[a-z-]+?)-cu(\d+)")
 
 
-@dataclass
+@record
 class Pin:
     """A requirement as the solver sees it, with where it came from and the CUDA build it selects."""
 
@@ -34,7 +34,7 @@ class Pin:
 # ------------------------------------------------------------------ between requirements
 
 
-@dataclass
+@record
 class _MajorMix:
     lib: str  # "nvidia-cudnn"
     wheel_a: str  # "nvidia-cudnn-cu11"
@@ -46,7 +46,7 @@ class _MajorMix:
     same_soname: str  # the cuDNN major both ship, when they do
 
 
-@dataclass
+@record
 class _PairVerdict:
     source: str
     clashes: list[str]

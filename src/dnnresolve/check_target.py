@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from dataclasses import replace
 
 from .errors import UserError
 from .matrix import Matrix
 from .model import Runtime
+from .records import replace
 from .sources.interface import SourceFile
 
 TARGET_KEYS = ("driver", "gpu", "python", "cuda", "cudnn", "os")

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 
+from .records import record
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion
 
 __all__ = [
@@ -76,7 +76,7 @@ def cudnn_rule_text(build: CudnnVersion, rule: CudnnRule) -> str:
     return f"a runtime at least as new as the build: {s} or newer"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DriverVerdict:
     """Whether a driver can run code built with a CUDA toolkit, and on what terms."""
 
@@ -86,7 +86,7 @@ class DriverVerdict:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DriverTable:
     """The toolkit -> minimum driver facts from the matrix, for one operating system.
 

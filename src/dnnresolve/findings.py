@@ -6,8 +6,9 @@ Plain data, no I/O. The rules are listed once here, for the renderers (SARIF nee
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import Any
+
+from .records import field, record
 
 
 class Severity(str, enum.Enum):
@@ -27,7 +28,7 @@ RULES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     file: str
     line: int
@@ -55,7 +56,7 @@ class Finding:
         }
 
 
-@dataclass
+@record
 class CheckReport:
     files: list[str]
     findings: list[Finding] = field(default_factory=list)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urljoin, urlsplit
@@ -23,12 +22,13 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 
 from .credentials import redact
 from .net import HttpStatusError, NetworkError
+from .records import field, record
 
 SIMPLE_ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
 JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WheelCheck:
     """``exists``: True (a compatible wheel is listed), False (the page says there is none), None (unknown)."""
 
@@ -38,7 +38,7 @@ class WheelCheck:
     matches: tuple[str, ...] = field(default_factory=tuple)  # compatible wheel file names
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ListedFile:
     filename: str
     url: str
@@ -189,7 +189,7 @@ def _is_sdist_of(filename: str, name: str, wanted: SpecifierSet) -> int:
 # ------------------------------------------------------------------ tags
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TagFilter:
     """The wheel tags a target accepts. ``platforms`` None: any platform; ``python`` None: any Python."""
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import IO
 
 from .errors import UserError
+from .records import field, record
 from .steps import Step
 
 PIP_TIMEOUT_S = 3600  # a CUDA framework and its nvidia-* wheels are gigabytes on a slow link
 
 
-@dataclass
+@record
 class InstallOutcome:
     steps: list[Step]
     ran: list[int] = field(default_factory=list)  # indexes of pip steps that succeeded

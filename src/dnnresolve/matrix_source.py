@@ -16,13 +16,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .errors import MatrixError, UserError
 from .matrix import MATRIX_ENV, packaged_matrix_path
+from .records import record
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -53,7 +53,7 @@ def sha256_file(path: Path) -> str:
     return sha256_bytes(path.read_bytes())
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CachedMatrix:
     path: Path
     url: str
@@ -69,7 +69,7 @@ class CachedMatrix:
         return max(0.0, (now - self.fetched_at).total_seconds() / 86400)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MatrixSource:
     """The matrix a command reads, and how to describe it to the user."""
 

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from .compat import CudnnRule
+from .records import field, record
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
 
 # ---------------------------------------------------------------- matrix rows
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InstallRecipe:
     """One way to install a framework release: a pip requirement, conda packages, or a manual step."""
 
@@ -47,7 +47,7 @@ class InstallRecipe:
         return d
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FrameworkRelease:
     """A framework release on one set of operating systems, as the matrix states it."""
 
@@ -85,7 +85,7 @@ class FrameworkRelease:
         return bool(self.cuda)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WheelPins:
     """The nvidia-* requirements a pip-era release's metadata states (per extra and platform)."""
 
@@ -100,7 +100,7 @@ class WheelPins:
     line: int = 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CudaRelease:
     version: CudaVersion
     driver_min_linux: DriverVersion
@@ -114,7 +114,7 @@ class CudaRelease:
     line: int = 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CudaFamily:
     major: int
     driver_min_linux: DriverVersion
@@ -125,14 +125,14 @@ class CudaFamily:
     line: int = 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CudnnArchive:
     cuda: str
     os: str
     file: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CudnnRelease:
     version: CudnnVersion
     cuda: tuple[CudaVersion, ...]
@@ -154,7 +154,7 @@ class CudnnRelease:
         return False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GpuModel:
     name: str
     compute_capability: ComputeCapability
@@ -168,7 +168,7 @@ class GpuModel:
 # ---------------------------------------------------------------- the runtime
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Gpu:
     name: str
     compute_capability: ComputeCapability | None = None
@@ -176,14 +176,14 @@ class Gpu:
     found_in: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CudaInstall:
     version: CudaVersion
     path: str
     found_in: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CudnnInstall:
     version: CudnnVersion
     path: str
@@ -192,14 +192,14 @@ class CudnnInstall:
     lib_dir: str = ""  # the directory holding its libcudnn.so*, for LD_LIBRARY_PATH
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InstalledPackage:
     name: str
     version: str
     location: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Module:
     """An environment module, ``cudnn/5.1-cuda8.0`` -> name "cudnn", version "5.1-cuda8.0"."""
 
@@ -213,7 +213,7 @@ class Module:
         return f"{self.name}/{self.version}" if self.version else self.name
 
 
-@dataclass
+@record
 class Runtime:
     """What a machine provides (detected, read from a profile, or given with flags)."""
 

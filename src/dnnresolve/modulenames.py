@@ -7,16 +7,16 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from .model import Module
+from .records import record
 from .versions import CudaVersion, CudnnVersion, VersionError
 
 _CUDNN_NAMES = {"cudnn", "nvidia-cudnn", "libcudnn"}
 _CUDA_NAMES = {"cuda", "cudatoolkit", "cuda-toolkit", "cuda_toolkit", "nvidia-cuda"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ModuleOffer:
     module: Module
     component: str  # "cuda" or "cudnn"

@@ -7,12 +7,12 @@ import ipaddress
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
 from .credentials import redact
 from .errors import UserError
+from .records import record
 
 if TYPE_CHECKING:
     import requests
@@ -90,7 +90,7 @@ def timeouts() -> tuple[float, float]:
     return (value, value)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fetched:
     url: str  # after redirects, redacted
     status: int

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from .compat import cudnn_compatible, cudnn_rule_text
 from .matrix import Matrix
 from .model import FrameworkRelease, InstallRecipe, Runtime
 from .modulenames import ModuleOffer, read_module
+from .records import field, record
 from .solve import (
     Candidate,
     RequirementResult,
@@ -34,7 +34,7 @@ from .versions import CudaVersion, PythonVersion
 WEIGHT_NOTHING, WEIGHT_MODULE, WEIGHT_VARIANT, WEIGHT_ENV, WEIGHT_OTHER_RELEASE, WEIGHT_MANUAL, WEIGHT_ROOT = range(7)
 
 
-@dataclass
+@record
 class Option:
     title: str
     steps: list[Step]
@@ -56,7 +56,7 @@ class Option:
         }
 
 
-@dataclass
+@record
 class RequirementPlan:
     result: RequirementResult
     options: list[Option]
@@ -64,7 +64,7 @@ class RequirementPlan:
     dropped: list[str] = field(default_factory=list)  # options --verify removed, and why
 
 
-@dataclass
+@record
 class Plan:
     requirements: list[RequirementPlan]
     conflicts: list[str]

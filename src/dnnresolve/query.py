@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.requirements import InvalidRequirement
@@ -11,11 +10,12 @@ from .errors import UserError
 from .matrix import Matrix
 from .model import FrameworkRelease
 from .pkgname import canonicalize_name
+from .records import field, record
 from .specs import parse_requirement
 from .versions import CudaVersion, CudnnVersion, VersionError
 
 
-@dataclass
+@record
 class MatrixResult:
     query: str
     releases: list[dict[str, Any]] = field(default_factory=list)
@@ -114,9 +114,9 @@ def matrix_query(
         # One release on several operating systems: that release's record (for --os, else Linux),
         # with the other systems' records beside it.
         rows.sort(key=lambda r: (os_name or "linux") not in r.os)
-        record = release_record(matrix, rows[0])
-        record["other_os"] = [release_record(matrix, r) for r in rows[1:]]
-        return MatrixResult(query.strip(), releases=[record])
+        release = release_record(matrix, rows[0])
+        release["other_os"] = [release_record(matrix, r) for r in rows[1:]]
+        return MatrixResult(query.strip(), releases=[release])
     result = MatrixResult(query.strip(), releases=[release_record(matrix, r) for r in rows])
     if not rows:
         result.message = f"no release in the matrix matches {query.strip()!r}"

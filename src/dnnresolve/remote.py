@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -19,6 +18,7 @@ from urllib.parse import unquote, urlsplit
 from .credentials import redact
 from .errors import MatrixError
 from .net import NetworkError, check_url, get
+from .records import field, record
 
 # Placeholder until the project has its public home: the raw file of data/compat_matrix.toml on the main branch.
 DEFAULT_UPDATE_URL = "https://raw.githubusercontent.com/dnnresolve/dnnresolve/main/data/compat_matrix.toml"
@@ -26,7 +26,7 @@ UPDATE_URL_ENV = "DNNRESOLVE_UPDATE_URL"
 CHECKSUM_SUFFIX = ".sha256"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UpdateResult:
     status: str  # "updated" | "current" (packaged is the newest) | "unchanged" (the cache already holds it)
     url: str  # redacted

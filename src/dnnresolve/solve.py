@@ -10,7 +10,6 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -20,6 +19,7 @@ from .compat import CudnnRule, binary_runs_on, cudnn_compatible, cudnn_rule_text
 from .matrix import Matrix
 from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime, WheelPins
 from .pkgname import canonicalize_name
+from .records import field, record
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
@@ -33,7 +33,7 @@ class Status(str, enum.Enum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Check:
     """One verdict: a component of the runtime against what the release needs."""
 
@@ -45,7 +45,7 @@ class Check:
     source: str = ""
 
 
-@dataclass
+@record
 class Candidate:
     """A matrix row with one CUDA variant (None: a CPU build), and its checks."""
 
@@ -73,7 +73,7 @@ class Candidate:
         return f"{self.release.package} {self.release.version}{cuda}"
 
 
-@dataclass
+@record
 class RequirementResult:
     requirement: Requirement
     package: str
@@ -109,7 +109,7 @@ class RequirementResult:
             return False
 
 
-@dataclass
+@record
 class SolveResult:
     results: list[RequirementResult]
     conflicts: list[str] = field(default_factory=list)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
 from typing import Any
+
+from .records import field, record
 
 STEP_KINDS = ("pip", "conda", "module", "shell", "manual")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Step:
     kind: str  # one of STEP_KINDS
     description: str

@@ -7,18 +7,18 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
 
 from .model import Runtime
 from .plan import Option, Plan
+from .records import record
 from .steps import Step
 
 PYPI_SIMPLE = "https://pypi.org/simple/"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WheelQuery:
     index_url: str
     project: str

@@ -7,8 +7,9 @@ The compatibility rules that compare these versions live in ``compat``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
+
+from .records import field, record
 
 __all__ = [
     "BuildTag",
@@ -30,7 +31,7 @@ class VersionError(ValueError):
 _D = TypeVar("_D", bound="_Dotted")
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class _Dotted:
     """Non-negative integer parts, compared numerically, printed with dots."""
 
@@ -76,7 +77,7 @@ class _Dotted:
         return ".".join(str(p) for p in self.parts)
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class CudaVersion(_Dotted):
     """A CUDA toolkit, runtime or driver-API version: ``11.8``, ``12.2.2``, or a bare major ``12``.
 
@@ -123,7 +124,7 @@ class CudaVersion(_Dotted):
         return len(self.parts) == 1
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class CudnnVersion(_Dotted):
     """A cuDNN version.
 
@@ -186,7 +187,7 @@ class CudnnVersion(_Dotted):
         return cls(v.parts[:3])
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class DriverVersion(_Dotted):
     """An NVIDIA driver: ``375.26``, ``535.104.05``. Parts compare as numbers; ``text`` keeps "05"."""
 
@@ -207,7 +208,7 @@ class DriverVersion(_Dotted):
         return self.text or super().__str__()
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class ComputeCapability(_Dotted):
     """A GPU compute capability: ``3.5``, from ``"3.5"``, ``"sm_35"``, ``"compute_35"``, ``"sm_90a"``, ``"sm_100"``."""
 
@@ -233,7 +234,7 @@ class ComputeCapability(_Dotted):
         return f"sm_{self.major}{self.minor}"
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class PythonVersion(_Dotted):
     """A Python series or release: ``3.11``, ``3.11.7``, ``cp311``, ``py36``."""
 
@@ -282,7 +283,7 @@ def parse_cuda_tag(tag: str) -> CudaVersion:
     raise VersionError(f"not a CUDA tag: {tag!r}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BuildTag:
     """What a local version label like ``+cu118``, ``+cpu`` or ``+rocm5.6`` says about a build."""
 

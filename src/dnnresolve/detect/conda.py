@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from .context import ProbeContext
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CondaPackage:
     name: str
     version: str
@@ -21,7 +21,7 @@ class CondaPackage:
     record: str  # the conda-meta file, as a target path
 
 
-@dataclass
+@record
 class CondaReport:
     prefix: str = ""
     env_name: str = ""
@@ -45,15 +45,15 @@ def probe(ctx: ProbeContext) -> CondaReport:
 
 def read_conda_meta(ctx: ProbeContext, prefix: str) -> list[CondaPackage]:
     packages = []
-    for record in ctx.glob(f"{prefix}/conda-meta/*.json"):
-        pkg = _read_record(ctx, record)
+    for meta_file in ctx.glob(f"{prefix}/conda-meta/*.json"):
+        pkg = _read_record(ctx, meta_file)
         if pkg is not None:
             packages.append(pkg)
     return sorted(packages, key=lambda p: p.name)
 
 
-def _read_record(ctx: ProbeContext, record: str) -> CondaPackage | None:
-    text = ctx.read_text(record)
+def _read_record(ctx: ProbeContext, meta_file: str) -> CondaPackage | None:
+    text = ctx.read_text(meta_file)
     if text is None:
         return None
     try:
@@ -61,11 +61,11 @@ def _read_record(ctx: ProbeContext, record: str) -> CondaPackage | None:
     except ValueError:
         data = None
     if isinstance(data, dict) and isinstance(data.get("name"), str) and isinstance(data.get("version"), str):
-        return CondaPackage(data["name"], data["version"], str(data.get("build", "")), record)
+        return CondaPackage(data["name"], data["version"], str(data.get("build", "")), meta_file)
     # An unreadable record still names the package: NAME-VERSION-BUILD.json
-    m = re.fullmatch(r"(.+)-([^-]+)-([^-]+)\.json", record.rsplit("/", 1)[-1])
+    m = re.fullmatch(r"(.+)-([^-]+)-([^-]+)\.json", meta_file.rsplit("/", 1)[-1])
     if m:
-        ctx.note(f"{record}: unreadable JSON; used its file name")
-        return CondaPackage(m.group(1), m.group(2), m.group(3), record)
-    ctx.note(f"{record}: not a conda package record")
+        ctx.note(f"{meta_file}: unreadable JSON; used its file name")
+        return CondaPackage(m.group(1), m.group(2), m.group(3), meta_file)
+    ctx.note(f"{meta_file}: not a conda package record")
     return None

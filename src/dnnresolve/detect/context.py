@@ -14,8 +14,9 @@ import stat
 import subprocess
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from ..records import record
 
 T = TypeVar("T")
 
@@ -46,7 +47,7 @@ class Job(Generic[T]):
         self._thread.join()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProgramResult:
     """One program run: its output, or why there is none."""
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 
 from ..model import CudaInstall
+from ..records import field, record
 from ..versions import CudaVersion, VersionError
 from .conda import CondaReport
 from .context import ProbeContext
@@ -39,7 +39,7 @@ TOOLKIT_GLOBS = (
 CONDA_CUDA_PACKAGES = ("cuda-cudart", "cudatoolkit", "cuda-runtime", "cuda-toolkit")
 
 
-@dataclass
+@record
 class _Found:
     path: str  # real path of the toolkit directory
     how: list[str] = field(default_factory=list)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from dataclasses import dataclass, field
 
 from ..model import CudaInstall, CudnnInstall
+from ..records import field, record
 from ..versions import CudnnVersion, VersionError
 from .conda import CondaReport
 from .context import ProbeContext
@@ -50,7 +50,7 @@ _INCLUDE_TAILS = (
 )
 
 
-@dataclass
+@record
 class _Prefix:
     path: str
     how: list[str] = field(default_factory=list)
@@ -58,7 +58,7 @@ class _Prefix:
     include_dirs: list[str] = field(default_factory=list)
 
 
-@dataclass
+@record
 class _Install:
     version: CudnnVersion
     path: str

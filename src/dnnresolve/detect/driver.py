@@ -11,8 +11,8 @@ driver; ``/etc/nv_tegra_release`` names the L4T release that fixes the CUDA they
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ..records import record
 from ..versions import CudaVersion, DriverVersion, VersionError
 from .context import ProbeContext
 from .nvml import NvmlReport
@@ -27,7 +27,7 @@ _PROC_RE = re.compile(r"NVRM version:.*?\s(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)\s")
 _TEGRA_RE = re.compile(r"#\s*R(\d+)\s*\(release\),\s*REVISION:\s*([\d.]+)")
 
 
-@dataclass
+@record
 class DriverReport:
     driver: DriverVersion | None = None
     driver_from: str = ""

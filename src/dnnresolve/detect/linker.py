@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from .context import ProbeContext, ProgramResult
 
 LD_CACHE = "/etc/ld.so.cache"
@@ -22,7 +22,7 @@ DEFAULT_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
 _CACHE_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$")
 
 
-@dataclass
+@record
 class LdCache:
     entries: dict[str, list[str]] = field(default_factory=dict)  # soname -> paths, 64-bit ones first
     source: str = ""
@@ -82,7 +82,7 @@ def parse_ldconfig(text: str, source: str = "") -> LdCache:
     return cache
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Resolution:
     path: str  # the file ld.so would open (target path, before resolving symlinks)
     how: str  # "LD_LIBRARY_PATH", "ldconfig cache", "default directory"

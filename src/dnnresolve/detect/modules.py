@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 
 from ..model import Module
+from ..records import field, record
 from .context import ProbeContext
 
 _SKIP_FILES = (".version", ".modulerc", ".modulerc.lua")
@@ -22,7 +22,7 @@ _MARKERS = re.compile(r"\s*(\([A-Za-z:,]+\)|<[A-Za-z:,]+>)\s*$")
 _PATH_LITERAL = re.compile(r"""(?<![\w$])(/[A-Za-z0-9_.+\-/]+)""")
 
 
-@dataclass
+@record
 class ModulesReport:
     tool: str = ""  # "lmod", "tcl" or ""
     modules: list[Module] = field(default_factory=list)

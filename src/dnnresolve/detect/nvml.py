@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from .context import ProbeContext
 
 LIBRARY = "libnvidia-ml.so.1"
@@ -22,14 +22,14 @@ class _Memory(ctypes.Structure):
     _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong), ("used", ctypes.c_ulonglong)]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NvmlGpu:
     name: str
     compute_capability: str
     memory_mib: int | None
 
 
-@dataclass
+@record
 class NvmlReport:
     library: str = ""
     driver: str = ""

@@ -13,9 +13,9 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass, field
 
 from ..pkgname import canonicalize_name
+from ..records import field, record
 from ..versions import PythonVersion, VersionError
 from .context import ProbeContext
 
@@ -33,7 +33,7 @@ _FACTS_SCRIPT = (
 _IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy", "ironpython": "IronPython", "jython": "Jython"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Distribution:
     name: str  # canonical: "nvidia-cudnn-cu12"
     version: str
@@ -41,7 +41,7 @@ class Distribution:
     requires_nvidia: bool = False  # it depends on nvidia-* wheels (torch, tensorflow[and-cuda], jax plugins)
 
 
-@dataclass
+@record
 class PythonReport:
     executable: str = ""
     version: PythonVersion | None = None

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass, field
 
+from ..records import field, record
 from .context import ProbeContext, ProgramResult
 
 QUERY_FIELDS = "name,compute_cap,memory.total,driver_version"
@@ -21,7 +21,7 @@ QUERY_FIELDS_OLD = "name,memory.total,driver_version"
 SMI_DIRS = ("/usr/bin", "/usr/local/bin", "/usr/lib/wsl/lib", "/opt/nvidia/bin")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SmiGpu:
     name: str
     compute_capability: str = ""
@@ -29,7 +29,7 @@ class SmiGpu:
     driver: str = ""
 
 
-@dataclass
+@record
 class SmiReport:
     """What nvidia-smi said, from whichever of its runs answered."""
 
@@ -125,7 +125,7 @@ def parse_query(text: str, with_compute_cap: bool) -> list[SmiGpu]:
     return gpus
 
 
-@dataclass
+@record
 class SmiTable:
     driver: str = ""
     cuda: str = ""

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..compat import CudnnRule
 from ..errors import MatrixError
+from ..records import field, record
 from ..schema import toml_loads
 
 KINDS = (
@@ -33,7 +33,7 @@ class CatalogError(MatrixError):
     """The error catalog file is malformed."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FixTemplate:
     channel: str
     text: str
@@ -43,7 +43,7 @@ class FixTemplate:
         return tuple(_PLACEHOLDER.findall(self.text))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CatalogEntry:
     id: str
     kind: str
@@ -68,14 +68,14 @@ class CatalogEntry:
         return _regex(self.pattern_text, f"[[error]] ({self.id})", self.path, self.line or None, compile_pattern)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Marker:
     contains: str  # lower case
     framework: str
     replaces: str = ""  # also applies to entries that name this framework
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LibraryRule:
     pattern: re.Pattern[str]
     component: str
@@ -83,7 +83,7 @@ class LibraryRule:
     note: str = ""
 
 
-@dataclass
+@record
 class Catalog:
     path: str
     entries: list[CatalogEntry]

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
+from ..records import field, record
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
 from .catalog import Catalog, CatalogEntry
 
 __all__ = ["DECODERS", "Decoded", "decode"]
 
 
-@dataclass
+@record
 class Decoded:
     found: dict[str, str] = field(default_factory=dict)
     expected: dict[str, str] = field(default_factory=dict)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from ..records import field, record
 
 # Root causes first: a driver too old explains more than a missing library, which explains a failed init.
 KIND_ORDER = {
@@ -18,7 +19,7 @@ KIND_ORDER = {
 MAX_LINES_KEPT = 20  # line numbers kept per diagnosis; the count goes on
 
 
-@dataclass
+@record
 class Consequence:
     """A later message that follows from a diagnosis (a failed convolution after a cuDNN mismatch)."""
 
@@ -42,7 +43,7 @@ class Consequence:
         }
 
 
-@dataclass
+@record
 class Diagnosis:
     id: str  # the catalog entry
     kind: str

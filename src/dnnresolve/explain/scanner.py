@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
+from ..records import record
 from .catalog import Catalog, CatalogEntry, load_catalog
 from .decoders import decode
 from .diagnosis import Diagnosis, rank
@@ -31,7 +31,7 @@ _CONTINUATION_PREFIX = re.compile(
 __all__ = ["ScanResult", "diagnose", "scan", "scan_file"]
 
 
-@dataclass
+@record
 class ScanResult:
     diagnoses: list[Diagnosis]
     lines_read: int

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from packaging.requirements import Requirement
 
 from ..pkgname import canonicalize_name
+from ..records import field, record
 from ..specs import MAX_VERSION_DIGITS, parse_requirement
 from .matchspec import MatchSpec
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class IndexContext:
     """The package indexes pip (or uv, poetry, pipenv) consults for a requirement."""
 
@@ -39,7 +39,7 @@ def _unique(items: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LocatedRequirement:
     """One requirement as written in a file: a pip requirement or a conda MatchSpec, with file and line."""
 
@@ -65,7 +65,7 @@ class LocatedRequirement:
         return f"{self.file}:{self.line}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Skipped:
     """An entry the check cannot judge (URL, VCS, local path, editable install...), shown, never dropped."""
 
@@ -75,7 +75,7 @@ class Skipped:
     reason: str
 
 
-@dataclass
+@record
 class SourceFile:
     """One file as read: its requirements, what was skipped, and the target defaults it states."""
 

@@ -8,9 +8,10 @@ specifiers where they can; anything else keeps its text and has no specifier.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from ..records import record
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 
@@ -19,7 +20,7 @@ class MatchSpecError(ValueError):
     pass
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MatchSpec:
     name: str
     version: str = ""  # conda's version expression, as written ("10.1", "=10.1", ">=1.4,<2")

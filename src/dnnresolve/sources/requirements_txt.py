@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement
 
 from ..errors import UserError
+from ..records import field, record, replace
 from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line, read_source
 
@@ -28,7 +28,7 @@ _IGNORED_WITH_VALUE = {"--trusted-host", "--only-binary", "--no-binary", "--use-
 _IGNORED_FLAGS = {"--pre", "--prefer-binary", "--require-hashes", "--no-deps"}
 
 
-@dataclass
+@record
 class PipLines:
     """What a run of requirement lines (a file and its includes, or a conda ``pip:`` list) holds."""
 
