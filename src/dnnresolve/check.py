@@ -13,7 +13,6 @@ import re
 from collections.abc import Sequence
 
 from packaging.markers import Marker
-from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from .check_pairs import PairMemo, Pin, cuda_agreement, pair_findings
@@ -23,6 +22,7 @@ from .model import CudaInstall, CudnnInstall, Runtime
 from .plan import make_plan
 from .solve import RequirementResult, SolveResult, solve_requirement
 from .sources.interface import LocatedRequirement, SourceFile
+from .specs import Requirement, parse_requirement
 from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, parse_build_tag, parse_cuda_tag
 
 # conda packages that set the CUDA (or cuDNN) of an environment rather than install a framework
@@ -184,7 +184,7 @@ def _pin(located: LocatedRequirement, source: SourceFile, matrix: Matrix, memo: 
     else:
         assert located.conda is not None
         spec = located.conda.specifier or SpecifierSet()
-        req = Requirement(f"{package}{spec}")
+        req = parse_requirement(f"{package}{spec}")
     pin = Pin(located, req, package)
     for s in req.specifier:
         if "+" in s.version:

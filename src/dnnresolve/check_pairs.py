@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from .findings import CheckReport, Finding, Severity
@@ -14,6 +13,7 @@ from .model import Runtime, WheelPins
 from .records import record
 from .solve import Candidate, RequirementResult, find_conflicts, pinned_specifiers
 from .sources.interface import LocatedRequirement
+from .specs import Requirement
 from .versions import CudaVersion
 
 _CU_WHEEL = re.compile(r"(nvidia-[a-z-]+?)-cu(\d+)")

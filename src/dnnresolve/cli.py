@@ -141,12 +141,10 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def _plan_from_args(args: argparse.Namespace) -> Plan:
-    from packaging.requirements import InvalidRequirement
-
     from .plan import make_plan
     from .runtime_flags import runtime_for
     from .solve import solve
-    from .specs import parse_requirement
+    from .specs import InvalidRequirement, parse_requirement
 
     requirements = []
     for spec in args.specs:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from .matrix import Matrix
 from .model import Runtime
 from .pkgname import canonicalize_name
+from .specs import InvalidRequirement, Requirement, parse_requirement
 
 
 def installed_requirements(runtime: Runtime, matrix: Matrix) -> list[Requirement]:
@@ -17,7 +16,7 @@ def installed_requirements(runtime: Runtime, matrix: Matrix) -> list[Requirement
         if canonicalize_name(p.name) not in known:
             continue
         try:
-            out.append(Requirement(f"{p.name}=={p.version}"))
+            out.append(parse_requirement(f"{p.name}=={p.version}"))
         except InvalidRequirement:
             continue
     return out

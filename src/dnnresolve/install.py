@@ -35,9 +35,7 @@ class InstallOutcome:
 
 def steps_from_specs(specs: Sequence[str]) -> list[Step]:
     """``pip install SPEC`` for requirements the matrix does not know (nothing to plan for them)."""
-    from packaging.requirements import InvalidRequirement
-
-    from .specs import parse_requirement
+    from .specs import InvalidRequirement, parse_requirement
 
     steps = []
     for spec in specs:

@@ -27,6 +27,7 @@ from .solve import (
     needs_system_cuda,
     system_cuda_ok,
 )
+from .specs import InvalidRequirement, parse_requirement
 from .steps import Step
 from .versions import CudaVersion, PythonVersion
 
@@ -320,10 +321,8 @@ def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None) -> Step:
 
 def _pinned(requirement: str, row: FrameworkRelease) -> str:
     """An install page's ``jax[cuda12]`` pinned to the release the plan is about: ``jax[cuda12]==0.4.30``."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
     try:
-        req = Requirement(requirement)
+        req = parse_requirement(requirement)
     except InvalidRequirement:
         return requirement
     if req.specifier or req.url:

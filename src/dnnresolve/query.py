@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from packaging.requirements import InvalidRequirement
-
 from .errors import UserError
 from .matrix import Matrix
 from .model import FrameworkRelease
 from .pkgname import canonicalize_name
 from .records import field, record
-from .specs import parse_requirement
+from .specs import InvalidRequirement, parse_requirement
 from .versions import CudaVersion, CudnnVersion, VersionError
 
 

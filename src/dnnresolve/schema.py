@@ -289,10 +289,10 @@ def _wheel_pins(row: Row) -> WheelPins:
     assert version is not None
     requires = row.texts("requires", required=True)
     if not row.trusted:
-        from packaging.requirements import InvalidRequirement, Requirement
+        from .specs import InvalidRequirement, parse_requirement
     for r in () if row.trusted else requires:
         try:
-            Requirement(r)
+            parse_requirement(r)
         except InvalidRequirement as exc:
             row.fail("requires", f"{r!r}: {exc}")
     return WheelPins(

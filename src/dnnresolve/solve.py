@@ -11,7 +11,6 @@ import enum
 import functools
 from collections.abc import Iterable, Sequence
 
-from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -20,6 +19,7 @@ from .matrix import Matrix
 from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime, WheelPins
 from .pkgname import canonicalize_name
 from .records import field, record
+from .specs import Requirement, parse_requirement
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
@@ -398,7 +398,7 @@ def pinned_specifiers(requires: tuple[str, ...]) -> dict[str, SpecifierSet]:
     """The nvidia-* pins of a wheel_pins row by package name, parsed once per process (check asks often)."""
     out: dict[str, SpecifierSet] = {}
     for text in requires:
-        req = Requirement(text)
+        req = parse_requirement(text.split(";", 1)[0])  # the pin; its platform marker is not needed here
         out[canonicalize_name(req.name)] = req.specifier
     return out
 

@@ -8,11 +8,10 @@ import contextlib
 import os
 from collections.abc import Callable
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from .model import Runtime
 from .plan import Option, Plan
 from .records import record
+from .specs import InvalidRequirement, Requirement, parse_requirement
 from .steps import Step
 
 PYPI_SIMPLE = "https://pypi.org/simple/"
@@ -79,7 +78,7 @@ def _pip_queries(step: Step, python: str | None, platform: str) -> list[WheelQue
             i += 2 if a == "--extra-index-url" else 1
             continue
         with contextlib.suppress(InvalidRequirement):
-            reqs.append(Requirement(a))
+            reqs.append(parse_requirement(a))
         i += 1
     out = []
     for req in reqs:

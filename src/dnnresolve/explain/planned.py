@@ -3,13 +3,12 @@ installed, the diagnosis gets the planner's first option for that release as its
 
 from __future__ import annotations
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from ..matrix import Matrix
 from ..model import InstalledPackage, Runtime
 from ..pkgname import canonicalize_name
 from ..plan import make_plan
 from ..solve import solve
+from ..specs import InvalidRequirement, parse_requirement
 from .diagnosis import Diagnosis
 
 # The catalog names frameworks; these are the PyPI names their releases go by, where they differ.
@@ -35,7 +34,7 @@ def planned_fixes(d: Diagnosis, runtime: Runtime, matrix: Matrix) -> list[str]:
     if installed is None:
         return []
     try:
-        req = Requirement(f"{installed.name}=={installed.version}")
+        req = parse_requirement(f"{installed.name}=={installed.version}")
     except InvalidRequirement:
         return []
     plan = make_plan(solve([req], runtime, matrix), runtime, matrix)

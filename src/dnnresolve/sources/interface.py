@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from packaging.requirements import Requirement
-
 from ..pkgname import canonicalize_name
 from ..records import field, record
-from ..specs import MAX_VERSION_DIGITS, parse_requirement
+from ..specs import MAX_VERSION_DIGITS, InvalidRequirement, Requirement, parse_requirement
 from .matchspec import MatchSpec
 
 
@@ -97,6 +95,7 @@ class Reader(Protocol):
 __all__ = [
     "MAX_VERSION_DIGITS",
     "IndexContext",
+    "InvalidRequirement",
     "LocatedRequirement",
     "Reader",
     "Skipped",

@@ -10,10 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from packaging.requirements import InvalidRequirement
-
 from ..errors import UserError
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
+from .interface import IndexContext, InvalidRequirement, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line
 from .tomllines import TomlLines, as_list
 

@@ -11,12 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement
-
 from ..errors import UserError
 from ..pkgname import canonicalize_name
 from . import poetry
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
+from .interface import IndexContext, InvalidRequirement, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line
 from .tomllines import TomlLines, as_list, load_toml
 

@@ -12,11 +12,9 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement
-
 from ..errors import UserError
 from ..records import field, record, replace
-from .interface import IndexContext, LocatedRequirement, Skipped, SourceFile, parse_requirement
+from .interface import IndexContext, InvalidRequirement, LocatedRequirement, Skipped, SourceFile, parse_requirement
 from .text import first_line, read_source
 
 _OPTION_SPLIT = re.compile(r"\s+(?=--?[A-Za-z])")
