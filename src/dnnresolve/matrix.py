@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -300,12 +300,24 @@ class Matrix:
         return tuple((f.major, f.driver_min_linux) for f in self.cuda_families)
 
     def cuda_release(self, cuda: CudaVersion) -> CudaRelease | None:
+        """The first release of ``cuda``'s series (of its major for ``12``); only that row is built."""
         if cuda not in self._cuda_rows:
-            rows = [c for c in self.cuda if _same_series(c.version, cuda)]
-            self._cuda_rows[cuda] = min(rows, key=lambda c: c.version) if rows else None
+            found: CudaRelease | None = None
+            if "cuda" in self._built or self._rows is None:
+                rows = [c for c in self.cuda if _same_series(c.version, cuda)]
+                found = min(rows, key=lambda c: c.version) if rows else None
+            else:
+                from .versions import CudaVersion
+
+                raw = [(CudaVersion.parse(row[2]["version"]), row) for row in self._raw("cuda")]
+                matching = [pair for pair in raw if _same_series(pair[0], cuda)]
+                if matching:
+                    found = self._one("cuda", *min(matching, key=lambda pair: pair[0])[1])
+            self._cuda_rows[cuda] = found
         return self._cuda_rows[cuda]
 
     def cudnn_releases(self, series: CudnnVersion | None = None) -> list[CudnnRelease]:
+        """The cuDNN releases (of one series), oldest first."""
         if series is not None and "cudnn" not in self._built and self._rows is not None:
             from .versions import CudnnVersion
 
@@ -317,6 +329,17 @@ class Matrix:
         else:
             rows = self.cudnn if series is None else [c for c in self.cudnn if c.version.series == series.series]
         return sorted(rows, key=lambda c: c.version)
+
+    def cudnn_newest_first(self) -> Iterator[CudnnRelease]:
+        """Every cuDNN release, newest first, each built only when the caller gets that far."""
+        if "cudnn" in self._built or self._rows is None:
+            yield from reversed(sorted(self.cudnn, key=lambda c: c.version))
+            return
+        from .versions import CudnnVersion
+
+        raw = sorted(self._raw("cudnn"), key=lambda row: CudnnVersion.parse(row[2]["version"]))
+        for i, line, d in reversed(raw):
+            yield self._one("cudnn", i, line, d)
 
     def gpu(self, name: str) -> GpuModel | None:
         """The GPU model for a name as nvidia-smi prints it, without its brand prefix, or an alias."""

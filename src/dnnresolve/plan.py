@@ -460,7 +460,7 @@ def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str]) ->
         build = max(row.cudnn)
         rule = cudnn_rule_for(row)
         archive = None
-        for rel in reversed(matrix.cudnn_releases()):
+        for rel in matrix.cudnn_newest_first():
             if not cudnn_compatible(build, rel.version, rule) or (cuda is not None and not rel.supports_cuda(cuda)):
                 continue
             archive = next(
