@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # rich is imported lazily: --json output never pays for it
     from rich.console import Console
@@ -21,10 +21,13 @@ def emit_json(data: Any) -> None:
 
 def console(stderr: bool = False) -> Console:
     """A rich console: colour on a terminal; plain when piped or when NO_COLOR is set."""
+    stream = sys.stderr if stderr else sys.stdout
+    return rich_console(stream, plain=bool(os.environ.get("NO_COLOR")) or not stream.isatty())
+
+
+def rich_console(stream: TextIO, plain: bool) -> Console:
     from rich.console import Console
 
-    stream = sys.stderr if stderr else sys.stdout
-    plain = bool(os.environ.get("NO_COLOR")) or not stream.isatty()
     return Console(
         file=stream,
         no_color=plain,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..explain import Diagnosis, ScanResult
-from .console import console, emit_json
+from .console import emit_json
+from .plain import line_console
 
 _LABEL_WIDTH = 20
 
@@ -23,7 +24,7 @@ def emit(result: ScanResult, source: str, as_json: bool) -> None:
     if as_json:
         emit_json(to_json(result, source))
         return
-    out = console()
+    out = line_console()
     if not result.diagnoses:
         out.print(
             f"No known CUDA, cuDNN or driver error in {source} ({_lines(result.lines_read)} read).\n"

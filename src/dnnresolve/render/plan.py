@@ -7,7 +7,8 @@ from typing import Any
 from ..model import Runtime
 from ..plan import Option, Plan, RequirementPlan, needs_summary
 from ..solve import Candidate, Status
-from .console import console, emit_json
+from .console import emit_json
+from .plain import LineConsole, escape, line_console
 
 _MARK = {Status.OK: "ok", Status.FAIL: "MISSING", Status.WARN: "warn", Status.UNKNOWN: "?"}
 
@@ -86,7 +87,7 @@ def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None
 
         sys.stdout.write(to_sh(plan))
         return
-    out = console()
+    out = line_console()
     if runtime.driver is None and not runtime.gpus:
         out.print(
             "[dim]No NVIDIA driver or GPU is known for this machine; the checks that need one show '?'. "
@@ -95,12 +96,10 @@ def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None
     for rp in plan.requirements:
         _emit_requirement(out, rp)
     for c in plan.conflicts:
-        out.print(f"[bold red]conflict[/]: {_escape(c)}")
+        out.print(f"[bold red]conflict[/]: {escape(c)}")
 
 
-def _emit_requirement(out: Any, rp: RequirementPlan) -> None:
-    from rich.markup import escape
-
+def _emit_requirement(out: LineConsole, rp: RequirementPlan) -> None:
     r = rp.result
     best = r.best
     if best is None:
@@ -128,9 +127,7 @@ def _emit_requirement(out: Any, rp: RequirementPlan) -> None:
     out.print(f"[dim]Source: {escape(best.release.source)}[/]")
 
 
-def _emit_option(out: Any, i: int, opt: Option) -> None:
-    from rich.markup import escape
-
+def _emit_option(out: LineConsole, i: int, opt: Option) -> None:
     root = " [yellow](needs root)[/]" if opt.needs_root else ""
     out.print(f"  {i}. {escape(opt.title)}{root}")
     for s in opt.steps:
@@ -154,21 +151,15 @@ def emit_doctor(plan: Plan, runtime: Runtime, as_json: bool) -> None:
         data["installed_frameworks"] = [str(rp.result.requirement) for rp in plan.requirements]
         emit_json(data)
         return
-    out = console()
+    out = line_console()
     if not plan.requirements:
         out.print("No GPU framework from the compatibility matrix is installed in this Python environment.")
         return
     for rp in plan.requirements:
         best = rp.result.best
         if best is not None and not best.failures:
-            out.print(f"[green]ok[/] {_escape(str(rp.result.requirement))}: this machine provides what it needs")
+            out.print(f"[green]ok[/] {escape(str(rp.result.requirement))}: this machine provides what it needs")
             continue
         _emit_requirement(out, rp)
     for c in plan.conflicts:
-        out.print(f"[bold red]conflict[/]: {_escape(c)}")
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+        out.print(f"[bold red]conflict[/]: {escape(c)}")
