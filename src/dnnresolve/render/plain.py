@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["LineConsole", "PlainConsole", "escape", "markup_text"]
+__all__ = ["LineConsole", "PlainConsole", "escape", "line_console", "markup_text"]
 
 _TAG = re.compile(r"(\\*)\[([a-z#/@][^[]*?)]")
 _NEEDS_RICH = re.compile(r"[\t\x07\x08\x0b\x0c\r]")
