@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dnnresolve.explain.catalog import CatalogError, compile_pattern, load_catalog, packaged_catalog_path, parse_catalog
@@ -72,3 +74,41 @@ def test_every_packaged_pattern_compiles_and_a_lazy_bad_one_names_its_line() -> 
     with pytest.raises(CatalogError) as info:
         _ = lazy.entries[0].pattern
     assert str(info.value).startswith("cat.toml:5: [[error]] (x): bad regex")
+
+
+def test_the_packaged_catalog_is_read_from_its_cached_parse_until_the_file_changes(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    from dnnresolve.explain import catalog as catalog_module
+
+    copy = tmp_path / "error_catalog.toml"
+    shutil.copy(catalog_module.packaged_catalog_path(), copy)
+    cache = tmp_path / "cache"
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from dnnresolve.explain import catalog as c\n"
+        f"c.packaged_catalog_path = lambda: Path({str(copy)!r})\n"
+        "cat = c.load_catalog()\n"
+        "parsed = 'tomllib' in sys.modules or 'tomli' in sys.modules\n"
+        "print(len(cat.entries), cat.entries[0].id, cat.entries[0].summary, parsed)\n"
+    )
+    env = {"DNNRESOLVE_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
+
+    def run() -> list[str]:
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=True
+        )
+        return out.stdout.split()
+
+    first, second = run(), run()
+    assert first[-1] == "True" and second[-1] == "False"  # parsed once, then read from the cache
+    assert first[:-1] == second[:-1] and int(first[0]) == len(catalog_module.load_catalog().entries)
+    assert list((cache / "parsed").glob("catalog-*.marshal"))
+    text = copy.read_text(encoding="utf-8")
+    first_id = first[1]
+    copy.write_text(text.replace(f'id = "{first_id}"', 'id = "renamed-entry"', 1), encoding="utf-8")
+    third = run()
+    assert third[1] == "renamed-entry" and third[-1] == "True"  # a changed file is parsed again

@@ -5,6 +5,7 @@ Errors in the file name the file, the line of the row's header and the field, li
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from functools import cached_property
@@ -157,6 +158,8 @@ _CACHE: dict[str, Catalog] = {}
 def load_catalog(path: str | Path | None = None) -> Catalog:
     p = Path(path) if path is not None else packaged_catalog_path()
     key = str(p)
+    if key not in _CACHE and p == packaged_catalog_path():
+        _CACHE[key] = _load_packaged(p)
     if key not in _CACHE:
         try:
             text = p.read_text(encoding="utf-8")
@@ -166,15 +169,43 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     return _CACHE[key]
 
 
+def _load_packaged(p: Path) -> Catalog:
+    """The packaged catalog: from its cached parse when the file is unchanged, else read, parsed and cached.
+    Its regexes compile on first use (the test suite compiles every one)."""
+    from ..doc_cache import read_document, write_document
+
+    doc = read_document("catalog", p)
+    if doc is not None:
+        with contextlib.suppress(CatalogError):  # a cache this code cannot read: parse the file instead
+            return catalog_from_document(doc, {}, str(p), compile_now=False)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
+    doc = _toml(text, str(p))
+    catalog = catalog_from_document(doc, _header_lines(text), str(p), compile_now=False)
+    write_document("catalog", p, doc)
+    return catalog
+
+
 def parse_catalog(text: str, path: str = "error_catalog.toml", compile_now: bool = True) -> Catalog:
     """The catalog in ``text``, validated; with ``compile_now`` every entry's regex is compiled (and a bad
     one reported) here, else on first use."""
+    return catalog_from_document(_toml(text, path), _header_lines(text), path, compile_now)
+
+
+def _toml(text: str, path: str) -> dict[str, Any]:
     try:
-        doc = toml_loads(text)
+        return toml_loads(text)
     except Exception as exc:  # tomllib.TOMLDecodeError
         m = re.search(r"line (\d+)", str(exc))
         raise CatalogError(f"not valid TOML: {exc}", path, int(m.group(1)) if m else None) from exc
-    headers = _header_lines(text)
+
+
+def catalog_from_document(
+    doc: dict[str, Any], headers: dict[str, list[int]], path: str, compile_now: bool = True
+) -> Catalog:
+    """The catalog in a parsed document, validated; ``headers`` gives each table's row lines for errors."""
     from .decoders import DECODERS  # the decoders module names the functions a row may use
 
     names, packages = doc.get("frameworks", {}), doc.get("packages", {})
