@@ -72,7 +72,11 @@ def test_missing_cuda_runtime_points_at_the_toolkit_that_provides_it() -> None:
 def test_windows_paths_use_path() -> None:
     d = _one("Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found")
     rt = Runtime(os="windows", cuda=[CudaInstall(CudaVersion.parse("11.2"), "C:/CUDA/v11.2")])
-    assert 'use the CUDA 11.2 at C:/CUDA/v11.2: set "PATH=C:/CUDA/v11.2/bin;%PATH%"' in fixes_for(d, rt, None)
+    steps = fixes_for(d, rt, None)
+    assert 'use the CUDA 11.2 at C:/CUDA/v11.2: set "PATH=C:/CUDA/v11.2/bin;%PATH%"' in steps
+    assert not any("module" in s for s in steps)  # no environment modules for a Windows DLL
+    assert any("PATH" in s for s in fixes_for(d, None, None))
+    assert not any("module load" in s for s in fixes_for(d, None, None))
 
 
 def test_the_matrix_names_releases_built_for_the_cudnn_you_have() -> None:

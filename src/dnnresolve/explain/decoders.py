@@ -189,18 +189,20 @@ def library(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: 
     if known is None:
         return None  # not a GPU library dnnresolve knows: say nothing rather than guess
     rule, groups = known
-    path_var = "PATH" if name.lower().endswith(".dll") else "LD_LIBRARY_PATH"
-    facts: dict[str, str] = {"library": name, "path_var": path_var}
+    windows = name.lower().endswith(".dll")
+    facts: dict[str, str] = {"library": name, "path_var": "PATH" if windows else "LD_LIBRARY_PATH"}
     expected = {"library": name}
     if "cuda" in groups or "cuda_tag" in groups:
         cuda = CudaVersion.parse(groups["cuda"]) if "cuda" in groups else parse_cuda_tag("cu" + groups["cuda_tag"])
         facts["cuda"] = str(cuda)
-        facts["module_hint"] = f"cuda/{cuda}"
         expected["cuda"] = str(cuda)
+        if not windows:  # environment modules are a Linux cluster's; a DLL is looked up on PATH
+            facts["module_hint"] = f"cuda/{cuda}"
     if "cudnn" in groups:
         facts["cudnn"] = groups["cudnn"]
-        facts["module_hint"] = f"cudnn/{groups['cudnn']}"
         expected["cudnn"] = groups["cudnn"]
+        if not windows:
+            facts["module_hint"] = f"cudnn/{groups['cudnn']}"
     if "tensorrt" in groups:
         facts["tensorrt"] = groups["tensorrt"]
     what = fill(rule.what, facts) or rule.what
