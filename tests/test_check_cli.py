@@ -281,3 +281,25 @@ def test_conda_cuda_packages_are_not_read_as_a_framework_pin(run_cli: Run) -> No
     assert proc.returncode in (0, 1), proc.stderr
     report = json.loads(proc.stdout)
     assert [at(f) for f in report["findings"] if f["package"] == "tensorflow-gpu"] == [("environment.yml", 12)]
+
+
+def test_a_wheel_that_brings_its_cuda_is_not_held_to_the_targets_toolkit(run_cli: Run, tmp_path: Path) -> None:
+    req = tmp_path / "requirements.txt"
+    req.write_text("torch==2.1.0+cu118\n--extra-index-url https://download.pytorch.org/whl/cu118\n")
+    target = ("--driver", "535.104.05", "--gpu", "7.0", "--python", "3.10")
+    _, report = check_json(run_cli, str(req), *target, "--cuda", "11.4")
+    assert findings(report, "cuda-disagreement") == []  # torch's cu118 wheel loads its own CUDA 11.8 runtime
+    assert report["checked"] == ["torch"] and report["summary"]["error"] == 0
+
+
+def test_check_without_a_file_reads_the_current_directory(run_cli: Run, tmp_path: Path) -> None:
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(PROJECTS / "research-tf1", project)
+    here = run_cli("check", "--json", "--no-detect", cwd=project)
+    named = run_cli("check", "--json", "--no-detect", str(project))
+    assert here.returncode == named.returncode and here.returncode in (0, 1)
+    assert json.loads(here.stdout)["checked"] == json.loads(named.stdout)["checked"] != []
+    empty = run_cli("check", cwd=tmp_path / "project" / "..")
+    assert empty.returncode == 2 and "no requirement files in this directory" in empty.stderr

@@ -20,7 +20,7 @@ from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import CudaInstall, CudnnInstall, Runtime
 from .plan import make_plan
-from .solve import RequirementResult, SolveResult, solve_requirement
+from .solve import RequirementResult, SolveResult, needs_system_cuda, solve_requirement
 from .sources.interface import LocatedRequirement, SourceFile
 from .specs import Requirement, parse_requirement
 from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, parse_build_tag, parse_cuda_tag
@@ -74,6 +74,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
     shared = copy.deepcopy(target) if target is not None else Runtime()  # for files that set nothing of their own
     project_cuda: list[tuple[str, CudaVersion, LocatedRequirement]] = []
     project_variants: list[Pin] = []
+    system_cuda: set[int] = set()  # pins whose release loads CUDA from the system, not from its wheels
     unknown: dict[str, None] = {}
     checked: dict[str, None] = {}
     for source in sources:
@@ -98,8 +99,10 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
         for pin, result in zip(pins, results):
             _target_findings(report, pin, result, runtime, matrix, target is not None, memo)
             _unpinned(report, pin, result)
+            if result.best is not None and needs_system_cuda(result.best.release, matrix):
+                system_cuda.add(id(pin))
         pair_findings(report, pins, results, matrix, memo.pairs)
-    cuda_agreement(report, project_cuda, project_variants, target)
+    cuda_agreement(report, project_cuda, project_variants, target, system_cuda)
     report.not_checked = sorted(unknown)
     report.checked = sorted(checked)
     return report

@@ -209,15 +209,22 @@ def cuda_agreement(
     conda: list[tuple[str, CudaVersion, LocatedRequirement]],
     variants: list[Pin],
     target: Runtime | None,
+    system_cuda: set[int],
 ) -> None:
-    others: list[tuple[str, CudaVersion, str]] = [
-        (f"{r.conda.raw if r.conda else name}", v, r.where) for name, v, r in conda
+    """A CUDA build pinned in the project (local tag, CUDA index, pytorch-cuda) against the project's conda
+    CUDA, and against the target's CUDA toolkit for the pins in ``system_cuda`` (ids of pins whose release
+    loads CUDA from the system: a wheel that brings its own CUDA runtime does not care which toolkit is
+    installed; the driver check covers it)."""
+    others: list[tuple[str, CudaVersion, str, bool]] = [
+        (f"{r.conda.raw if r.conda else name}", v, r.where, False) for name, v, r in conda
     ]
     if target is not None and target.cuda:
-        others.append(("the target's CUDA", target.cuda[0].version, target.cuda[0].found_in or "target"))
+        others.append(("the target's CUDA", target.cuda[0].version, target.cuda[0].found_in or "target", True))
     for pin in variants:
         assert pin.variant is not None
-        for what, version, where in others:
+        for what, version, where, is_target in others:
+            if is_target and id(pin) not in system_cuda:
+                continue
             if where == pin.located.where or pin.variant_from.endswith(f"({where})"):
                 continue
             if version.major == pin.variant.major and (version.is_major_only or version.series == pin.variant.series):

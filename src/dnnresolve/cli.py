@@ -68,7 +68,12 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
 
 
 def _check_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE", help="requirements.txt, pyproject.toml, environment.yml...")
+    p.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="requirements.txt, pyproject.toml, environment.yml... or a directory (default: the current one)",
+    )
     _runtime_flags(p)
     p.add_argument("--format", choices=("text", "markdown", "sarif"), default="text")
     p.add_argument("--strict", action="store_true", help="warnings fail too")
@@ -210,7 +215,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .sources import read_paths
 
     with count_progress("reading requirement files", enabled=not args.json and args.format == "text") as progress:
-        sources = read_paths(args.files, on_progress=progress)
+        sources = read_paths(args.files or ["."], on_progress=progress)
     matrix = _load_matrix(args)
     report = check_sources(sources, check_target(args, sources, matrix), matrix)
     render.emit(report, as_json=args.json, fmt=args.format)
