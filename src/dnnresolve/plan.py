@@ -25,6 +25,7 @@ from .solve import (
     evaluate,
     installed_cudnn_choices,
     needs_system_cuda,
+    preferred_variants,
     system_cuda_ok,
 )
 from .specs import InvalidRequirement, parse_requirement
@@ -236,7 +237,7 @@ def _other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> l
     with_env: Option | None = None
     rows = [row for row in matrix.releases(r.package, runtime.os) if row.version not in requested]
     for row in sorted(rows, key=lambda x: x.version, reverse=True):
-        for cuda in row.cuda or [None]:
+        for cuda in preferred_variants(row):
             if cuda is None and wants_gpu:
                 continue
             checks = evaluate(row, cuda, runtime, matrix)

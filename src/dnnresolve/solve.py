@@ -95,7 +95,7 @@ class RequirementResult:
         cands = self.requested
         if not cands:
             return None
-        return min(cands, key=lambda c: (len(c.failures), not _is_default(c), -(c.cuda.key(2)[0] if c.cuda else 0)))
+        return min(cands, key=lambda c: (len(c.failures), _preference(c.release, c.cuda)))
 
     @property
     def satisfied(self) -> bool:
@@ -119,9 +119,19 @@ class SolveResult:
         return all(r.satisfied for r in self.results) and not self.conflicts
 
 
-def _is_default(c: Candidate) -> bool:
-    d = c.release.cuda_default
-    return d is not None and c.cuda is not None and d.series == c.cuda.series
+def _preference(row: FrameworkRelease, cuda: CudaVersion | None) -> tuple[bool, int]:
+    """How a variant ranks among its release's: the default build (the plain PyPI wheel's CUDA) first, then
+    the newest CUDA major; within a major the matrix's order stands (``sorted``/``min`` keep it)."""
+    d = row.cuda_default
+    is_default = d is not None and cuda is not None and d.series == cuda.series
+    return not is_default, -(cuda.major if cuda else 0)
+
+
+def preferred_variants(row: FrameworkRelease) -> list[CudaVersion | None]:
+    """The release's CUDA variants in the order a plan offers them (``None``: a release without CUDA builds)."""
+    if not row.cuda:
+        return [None]
+    return sorted(row.cuda, key=lambda cuda: _preference(row, cuda))
 
 
 def needs_system_cuda(release: FrameworkRelease, matrix: Matrix | None = None) -> bool:
@@ -351,15 +361,6 @@ def _check_system_cudnn(row: FrameworkRelease, runtime: Runtime) -> Check:
         str(active.version),
         row.source,
     )
-
-
-def runs_as_is(row: FrameworkRelease, runtime: Runtime, matrix: Matrix) -> Candidate | None:
-    """A variant of ``row`` whose every check passes on ``runtime`` unchanged (Python included)."""
-    for cuda in row.cuda or [None]:
-        cand = Candidate(row, cuda, evaluate(row, cuda, runtime, matrix))
-        if cand.ok and all(c.status is not Status.UNKNOWN for c in cand.checks if c.component in ("cudnn", "cuda")):
-            return cand
-    return None
 
 
 # ------------------------------------------------------------------ co-installability
