@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import shlex
 
-from packaging.requirements import Requirement
-
 from dnnresolve.matrix import load_matrix
 from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Module, Runtime
 from dnnresolve.plan import Plan, make_plan
 from dnnresolve.render.plan import to_json, to_sh
 from dnnresolve.solve import Status, solve, specifiers_intersect
+from dnnresolve.specs import parse_requirement
 from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
 
 
@@ -32,7 +31,7 @@ def k20m_node(python: str = "3.6", modules: bool = True) -> Runtime:
 
 def plan_for(spec: str, rt: Runtime) -> Plan:
     m = load_matrix()
-    return make_plan(solve([Requirement(spec)], rt, m), rt, m)
+    return make_plan(solve([parse_requirement(spec)], rt, m), rt, m)
 
 
 def test_classic_case_names_cudnn_and_loads_the_module_first() -> None:
@@ -200,14 +199,14 @@ def test_conda_option_only_where_the_recipe_states_its_pythons(tmp_path) -> None
     text = packaged_matrix_path().read_text()
     plain = parse_matrix(text, "m.toml")
     rt = modern_node("A100-SXM4-40GB", "8.0", "535.104.05", python="3.12")
-    plan = make_plan(solve([Requirement("torch==1.13.1")], rt, plain), rt, plain)
+    plan = make_plan(solve([parse_requirement("torch==1.13.1")], rt, plain), rt, plain)
     assert not any("conda packages" in o.title for o in plan.requirements[0].options)
     # The same row, with the Pythons its conda channel has builds for stated in the recipe.
     recipe = 'packages = ["pytorch==1.13.1", "pytorch-cuda=11.7"], channels = ["pytorch", "nvidia"]'
     stated = text.replace(recipe, recipe + ', python = ["3.8", "3.10"]')
     assert stated != text
     m = parse_matrix(stated, "m.toml")
-    plan = make_plan(solve([Requirement("torch==1.13.1")], rt, m), rt, m)
+    plan = make_plan(solve([parse_requirement("torch==1.13.1")], rt, m), rt, m)
     [conda] = [o for o in plan.requirements[0].options if "conda packages" in o.title]
     assert conda.steps[0].shell == (
         "conda create -y -n torch-1.13.1 -c pytorch -c nvidia python=3.10 pytorch==1.13.1 pytorch-cuda=11.7 "
@@ -246,3 +245,18 @@ def test_release_pypi_no_longer_serves_is_not_planned_as_a_pip_install() -> None
     assert first.steps[0].kind == "manual" and "no longer on PyPI" in first.steps[0].description
     # a release pip can still fetch keeps its plain install
     assert plan_for("onnxruntime-gpu==1.11.0", rt).requirements[0].options
+
+
+def test_another_release_is_offered_in_the_build_its_own_plan_picks() -> None:
+    rt = Runtime(
+        os="linux",
+        driver=DriverVersion.parse("470.82.01"),
+        gpus=[Gpu("Tesla K80", ComputeCapability.parse("3.7"))],
+        python=PythonVersion.parse("3.10"),
+    )
+    rp = plan_for("torch>=2.1", rt).requirements[0]
+    other = next(o for o in rp.options if o.title.startswith("use torch 1.12.1 instead"))
+    # 1.12.1's cu102, cu113 and cu116 builds all carry sm_37; driver 470 runs 11.3 fully: the newest CUDA
+    # major first, as the plan for torch==1.12.1 itself picks, not the oldest build that passes.
+    assert "torch==1.12.1+cu113" in other.steps[-1].shell
+    assert "+cu113" in plan_for("torch==1.12.1", rt).requirements[0].options[0].steps[-1].shell
