@@ -31,6 +31,12 @@ V = CudnnVersion.parse
         (CudnnRule.AT_LEAST, "8.8.0", "8.6.0", False),
         (CudnnRule.AT_LEAST, "8.8.0", "9.1.0", True),
         (CudnnRule.AT_LEAST, "8.8.1", "8.8.0", True),  # patch levels never matter
+        # A build stated by its major alone (ONNX Runtime: "cuDNN 9.x"; "built with cuDNN 8.x is not compatible
+        # with cuDNN 9.x, and vice versa"): any release of that major, whatever the rule.
+        (CudnnRule.EXACT_SERIES, "9.x", "9.1.0", True),
+        (CudnnRule.EXACT_SERIES, "9.x", "8.9.7", False),
+        (CudnnRule.SAME_MAJOR_NEWER_MINOR, "8.x", "8.2.4", True),
+        (CudnnRule.TORCH, "8.x", "9.0.0", False),
     ],
 )
 def test_cudnn_rules(rule: CudnnRule, build: str, runtime: str, ok: bool) -> None:
@@ -40,6 +46,7 @@ def test_cudnn_rules(rule: CudnnRule, build: str, runtime: str, ok: bool) -> Non
 def test_rule_text_says_what_to_load() -> None:
     assert "5.1.x" in cudnn_rule_text(V("5.1.3"), CudnnRule.EXACT_SERIES)
     assert "at least 8.1" in cudnn_rule_text(V("8.1.0"), CudnnRule.SAME_MAJOR_NEWER_MINOR)
+    assert cudnn_rule_text(V("9.x"), CudnnRule.EXACT_SERIES) == "cuDNN 9.x (any 9.x release)"
 
 
 # NVIDIA's "CUDA Toolkit and Corresponding Driver Versions" and minor-version compatibility tables

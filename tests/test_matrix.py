@@ -92,6 +92,16 @@ def test_install_recipe_checked() -> None:
     assert "a pip recipe needs 'requirement'" in error_for(text)
 
 
+def test_a_recipes_cudnn_must_be_in_the_rows_list() -> None:
+    recipe = 'install = [ { kind = "pip", cuda = "8.0", requirement = "tensorflow-gpu==1.0.0", cudnn = ["%s"] } ]\n'
+    message = error_for(GOOD_ROW + recipe % "6.0")
+    assert message.startswith("m.toml:2:")
+    assert "cuDNN 6.0 of the CUDA 8.0 recipe is not in the row's cudnn list" in message
+    assert "entry 1: cudnn: not a version: 'five'" in error_for(GOOD_ROW + recipe % "five")
+    row = parse_matrix(GOOD_ROW + recipe % "5.1", "m.toml").frameworks[0]
+    assert [str(c) for c in row.cudnn_for(CudaVersion.parse("8.0"))] == ["5.1"]
+
+
 def test_queries() -> None:
     text = (
         GOOD_ROW

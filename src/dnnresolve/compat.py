@@ -47,7 +47,12 @@ class CudnnRule(str, enum.Enum):
 
 
 def cudnn_compatible(build: CudnnVersion, runtime: CudnnVersion, rule: CudnnRule) -> bool:
-    """Whether a release built against ``build`` accepts ``runtime`` under ``rule``."""
+    """Whether a release built against ``build`` accepts ``runtime`` under ``rule``.
+
+    A build stated by its major alone ("cuDNN 9.x", ONNX Runtime's table) accepts any release of that major:
+    the source names no minor to hold the runtime to."""
+    if len(build.parts) == 1 and rule is not CudnnRule.AT_LEAST:
+        return runtime.major == build.major
     b, r = build.series.key(2), runtime.series.key(2)
     if rule is CudnnRule.EXACT_SERIES:
         return b == r
@@ -64,6 +69,8 @@ def cudnn_compatible(build: CudnnVersion, runtime: CudnnVersion, rule: CudnnRule
 
 def cudnn_rule_text(build: CudnnVersion, rule: CudnnRule) -> str:
     """The rule in words, for this build: what a user must load at run time."""
+    if len(build.parts) == 1 and rule is not CudnnRule.AT_LEAST:
+        return f"cuDNN {build.major}.x (any {build.major}.x release)"
     s = build.series
     if rule is CudnnRule.EXACT_SERIES:
         return f"the same major.minor series at run time: {s}.x"

@@ -31,6 +31,7 @@ class InstallRecipe:
     note: str = ""
     companions: tuple[tuple[str, str], ...] = ()  # ("torchvision", "0.16.0"), ...
     sm: tuple[ComputeCapability, ...] = ()  # architectures this variant's binaries carry, when stated
+    cudnn: tuple[CudnnVersion, ...] = ()  # the cuDNN series this variant was built against, when stated
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "cuda": self.cuda}
@@ -44,6 +45,8 @@ class InstallRecipe:
             d["companions"] = dict(self.companions)
         if self.sm:
             d["sm"] = [str(s) for s in self.sm]
+        if self.cudnn:
+            d["cudnn"] = [str(c) for c in self.cudnn]
         return d
 
 
@@ -83,6 +86,21 @@ class FrameworkRelease:
     @property
     def is_gpu(self) -> bool:
         return bool(self.cuda)
+
+    def cudnn_for(self, cuda: CudaVersion | None) -> tuple[CudnnVersion, ...]:
+        """The cuDNN series the ``cuda`` build was made with: its install recipes' when they state them (the
+        builds of one release can differ: Paddle's CUDA 11.2 build uses cuDNN 8.2, its 12.0 build 8.9), else
+        the release's list."""
+        if cuda is not None:
+            stated = {
+                c: None
+                for recipe in self.install
+                if recipe.cudnn and recipe.cuda and _same_cuda(recipe.cuda, cuda)
+                for c in recipe.cudnn
+            }
+            if stated:
+                return tuple(stated)
+        return self.cudnn
 
 
 @record(frozen=True)
@@ -251,3 +269,11 @@ class Runtime:
     @property
     def compute_capabilities(self) -> list[ComputeCapability]:
         return [g.compute_capability for g in self.gpus if g.compute_capability is not None]
+
+
+def _same_cuda(text: str, cuda: CudaVersion) -> bool:
+    """A recipe's CUDA ("11.2", or "12.x"/"12" for a whole major) names the build ``cuda``."""
+    major, _, minor = text.partition(".")
+    if not minor or minor == "x":
+        return major == str(cuda.major)
+    return text == f"{cuda.major}.{cuda.minor}" or text.startswith(f"{cuda.major}.{cuda.minor}.")

@@ -380,7 +380,8 @@ def _module_steps(best: Candidate, runtime: Runtime, failing: set[str]) -> list[
         if cuda_offer is None:
             return []
     cudnn_offer: ModuleOffer | None = None
-    if "cudnn" in failing and row.cudnn:
+    builds = row.cudnn_for(build_cuda)
+    if "cudnn" in failing and builds:
         rule = cudnn_rule_for(row)
         target_cuda = cuda_offer.cuda if cuda_offer else (runtime.cuda[0].version if runtime.cuda else build_cuda)
         cudnn_offer = _pick(
@@ -388,7 +389,7 @@ def _module_steps(best: Candidate, runtime: Runtime, failing: set[str]) -> list[
             for o in offers
             if o.component == "cudnn"
             and o.cudnn is not None
-            and any(cudnn_compatible(b, o.cudnn, rule) for b in row.cudnn)
+            and any(cudnn_compatible(b, o.cudnn, rule) for b in builds)
             and (o.cuda is None or target_cuda is None or o.cuda.series == target_cuda.series)
         )
         if cudnn_offer is None:
@@ -429,10 +430,11 @@ def _pick(offers: Any) -> ModuleOffer | None:
 def _installed_library_steps(best: Candidate, runtime: Runtime, failing: set[str]) -> list[Step]:
     """A cuDNN the release accepts is on disk already but another one loads first: put it first."""
     row = best.release
-    if failing & {"cuda", "cudnn"} != {"cudnn"} or not row.cudnn:
+    builds = row.cudnn_for(best.cuda)
+    if failing & {"cuda", "cudnn"} != {"cudnn"} or not builds:
         return []
     rule = cudnn_rule_for(row)
-    choices = [c for c in installed_cudnn_choices(runtime, row.cudnn, rule) if c.lib_dir and not c.loads_first]
+    choices = [c for c in installed_cudnn_choices(runtime, builds, rule) if c.lib_dir and not c.loads_first]
     if not choices:
         return []
     pick = max(choices, key=lambda c: c.version)
@@ -457,8 +459,8 @@ def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str]) ->
                 f"e.g. under $HOME/cuda-{cuda} with the runfile's --toolkit --toolkitpath options (no root needed)",
             )
         )
-    if "cudnn" in failing and row.cudnn:
-        build = max(row.cudnn)
+    if "cudnn" in failing and row.cudnn_for(cuda):
+        build = max(row.cudnn_for(cuda))
         rule = cudnn_rule_for(row)
         archive = None
         for rel in matrix.cudnn_newest_first():

@@ -55,9 +55,10 @@ INSTALL_KEYS = frozenset(
         "torchaudio",
         "os",
         "sm",
+        "cudnn",
     }
 )
-_LIST_KEYS = ("packages", "channels", "python", "os", "sm")
+_LIST_KEYS = ("packages", "channels", "python", "os", "sm", "cudnn")
 _URL = re.compile(r"https?://[^\s\"'<>]+")
 
 T = TypeVar("T")
@@ -199,6 +200,12 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
                 sm.append(ComputeCapability.parse(text))
             except VersionError as exc:
                 row.fail("install", f"entry {i}: sm: {exc}")
+        cudnn = []
+        for text in item.get("cudnn", ()):
+            try:
+                cudnn.append(CudnnVersion.parse(text))
+            except VersionError as exc:
+                row.fail("install", f"entry {i}: cudnn: {exc}")
         out.append(
             InstallRecipe(
                 kind=kind,
@@ -214,6 +221,7 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
                 note=item.get("note", ""),
                 companions=companions,
                 sm=tuple(sm),
+                cudnn=tuple(cudnn),
             )
         )
     return tuple(out)
@@ -258,7 +266,7 @@ def _framework(row: Row) -> FrameworkRelease:
             rule = CudnnRule(rule_text)
         except ValueError:
             row.fail("cudnn_rule", f"unknown rule {rule_text!r} ({', '.join(r.value for r in CudnnRule)})")
-    return FrameworkRelease(
+    release = FrameworkRelease(
         package=package,
         version=version,
         covers=covers,
@@ -281,6 +289,12 @@ def _framework(row: Row) -> FrameworkRelease:
         row=row.index,
         line=row.line,
     )
+    listed = {c.series for c in release.cudnn}
+    for recipe in release.install:
+        for c in recipe.cudnn:
+            if c.series not in listed:
+                row.fail("install", f"cuDNN {c} of the CUDA {recipe.cuda or '?'} recipe is not in the row's cudnn list")
+    return release
 
 
 def _wheel_pins(row: Row) -> WheelPins:

@@ -204,8 +204,8 @@ def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, 
     checks.append(_check_gpu(row, cuda, runtime, matrix))
     if needs_system_cuda(row, matrix):
         checks.append(_check_system_cuda(row, cuda, runtime))
-        if row.cudnn:
-            checks.append(_check_system_cudnn(row, runtime))
+        if row.cudnn_for(cuda):
+            checks.append(_check_system_cudnn(row, cuda, runtime))
     return checks
 
 
@@ -344,14 +344,15 @@ def _check_system_cuda(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtim
     )
 
 
-def _check_system_cudnn(row: FrameworkRelease, runtime: Runtime) -> Check:
+def _check_system_cudnn(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime) -> Check:
     rule = cudnn_rule_for(row)
-    build = max(row.cudnn)
+    builds = row.cudnn_for(cuda)
+    build = max(builds)
     needed = cudnn_rule_text(build, rule)
     active: CudnnInstall | None = runtime.active_cudnn
     if active is None:
         return Check("cudnn", Status.UNKNOWN, "no cuDNN known on this machine", needed, "", row.source)
-    if any(cudnn_compatible(b, active.version, rule) for b in row.cudnn):
+    if any(cudnn_compatible(b, active.version, rule) for b in builds):
         return Check("cudnn", Status.OK, f"cuDNN {active.version} is accepted", needed, str(active.version), row.source)
     return Check(
         "cudnn",

@@ -260,3 +260,38 @@ def test_another_release_is_offered_in_the_build_its_own_plan_picks() -> None:
     # major first, as the plan for torch==1.12.1 itself picks, not the oldest build that passes.
     assert "torch==1.12.1+cu113" in other.steps[-1].shell
     assert "+cu113" in plan_for("torch==1.12.1", rt).requirements[0].options[0].steps[-1].shell
+
+
+def _machine(cuda: str, cudnn: str, driver: str = "470.57.02", cc: str = "7.0", python: str = "3.10") -> Runtime:
+    return Runtime(
+        os="linux",
+        driver=DriverVersion.parse(driver),
+        gpus=[Gpu("GPU", ComputeCapability.parse(cc))],
+        cuda=[CudaInstall(CudaVersion.parse(cuda), f"/usr/local/cuda-{cuda}")],
+        cudnn=[CudnnInstall(CudnnVersion.parse(cudnn), "/usr/lib/x86_64-linux-gnu", loads_first=True)],
+        python=PythonVersion.parse(python),
+    )
+
+
+def test_each_cuda_build_is_held_to_its_own_cudnn() -> None:
+    # Paddle 2.5's install page: CUDA 11.2 with cuDNN 8.2.1, CUDA 12.0 with cuDNN 8.9.1 (one release, two builds).
+    ok = plan_for("paddlepaddle-gpu==2.5.2.post112", _machine("11.2", "8.2.1"))
+    best = ok.requirements[0].result.best
+    assert best is not None and str(best.cuda) == "11.2" and best.ok
+    wrong = plan_for("paddlepaddle-gpu==2.5.2.post112", _machine("11.2", "8.1.1"))
+    best = wrong.requirements[0].result.best
+    assert best is not None and str(best.cuda) == "11.2"
+    [cudnn] = [c for c in best.checks if c.component == "cudnn"]
+    assert cudnn.status is Status.FAIL and "built against cuDNN 8.2" in cudnn.reason  # not the 12.0 build's 8.9
+
+
+def test_a_cudnn_stated_by_major_accepts_its_minors_and_refuses_another_major() -> None:
+    # ONNX Runtime 1.20: the CUDA 12.x build needs cuDNN 9.x; builds with cuDNN 8.x and 9.x do not mix.
+    def verdict(cudnn: str) -> Status:
+        rt = _machine("12.4", cudnn, driver="550.54.14", cc="8.6", python="3.11")
+        best = plan_for("onnxruntime-gpu==1.20.0", rt).requirements[0].result.best
+        assert best is not None and best.cuda is not None and best.cuda.major == 12
+        return next(c.status for c in best.checks if c.component == "cudnn")
+
+    assert verdict("9.1.0") is Status.OK and verdict("9.8.0") is Status.OK
+    assert verdict("8.9.7") is Status.FAIL

@@ -84,7 +84,8 @@ def _one(r: dict[str, Any], out: Any) -> None:
         ("build tool", r["build_tool"] or ""),
     ]
     for inst in r["install"]:
-        rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'})", install_command(inst)))
+        cudnn = f", cudnn {', '.join(inst['cudnn'])}" if inst.get("cudnn") else ""
+        rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'}{cudnn})", install_command(inst)))
     rows.append(("note", r["note"] or ""))
     rows.append(("source", r["source"]))
     for key, value in rows:
