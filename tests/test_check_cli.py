@@ -303,3 +303,13 @@ def test_check_without_a_file_reads_the_current_directory(run_cli: Run, tmp_path
     assert json.loads(here.stdout)["checked"] == json.loads(named.stdout)["checked"] != []
     empty = run_cli("check", cwd=tmp_path / "project" / "..")
     assert empty.returncode == 2 and "no requirement files in this directory" in empty.stderr
+
+
+def test_tensorflow_gpu_after_it_stopped_is_a_warning_with_the_name_to_use(run_cli: Run, tmp_path: Path) -> None:
+    req = tmp_path / "requirements.txt"
+    req.write_text("tensorflow-gpu==2.12.0\n")
+    out = run_cli("check", "--json", "--no-detect", "--python", "3.11", str(req))
+    report = json.loads(out.stdout)
+    [f] = findings(report, "renamed")
+    assert f["severity"] == "warning" and f["fix"] == "require tensorflow==2.12.0"
+    assert "stops at 2.11.0" in f["message"]

@@ -20,7 +20,7 @@ from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import CudaInstall, CudnnInstall, Runtime
 from .plan import make_plan
-from .solve import RequirementResult, SolveResult, needs_system_cuda, solve_requirement
+from .solve import RequirementResult, SolveResult, needs_system_cuda, solve_requirement, under_its_own_name
 from .sources.interface import LocatedRequirement, SourceFile
 from .specs import Requirement, parse_requirement
 from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, parse_build_tag, parse_cuda_tag
@@ -273,6 +273,14 @@ def _judge(
         if pin.variant is not None and matrix.find(pin.package, _plain(pin.requirement.specifier)):
             message = f"{pin.requirement}: the matrix has no CUDA {pin.variant} build of it ({pin.variant_from})"
             return [(Severity.ERROR, "cuda-disagreement", message, "use a CUDA index this release was built for", "")]
+        renamed = under_its_own_name(pin.requirement, matrix)
+        if renamed is not None:
+            owner, last, row = renamed
+            message = (
+                f"{pin.requirement}: {pin.package} stops at {last} in the matrix; the framework goes on as {owner} "
+                f"({owner} {row.version} satisfies {pin.requirement.specifier})"
+            )
+            return [(Severity.WARNING, "renamed", message, f"require {owner}{pin.requirement.specifier}", row.source)]
         if not pin.cpu:
             message = f"{pin.requirement}: no release in the matrix satisfies it; not checked"
             return [(Severity.INFO, "not-checked", message, "", "")]

@@ -26,7 +26,9 @@ from .solve import (
     installed_cudnn_choices,
     needs_system_cuda,
     preferred_variants,
+    solve_requirement,
     system_cuda_ok,
+    under_its_own_name,
 )
 from .specs import InvalidRequirement, parse_requirement
 from .steps import Step
@@ -83,7 +85,9 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
         return RequirementPlan(r, [], f"{r.requirement.name} is not in the compatibility matrix; nothing checked")
     best = r.best
     if best is None:
-        return RequirementPlan(r, [], f"no release of {r.package} in the matrix satisfies {r.requirement}")
+        return _under_its_own_name(r, runtime, matrix) or RequirementPlan(
+            r, [], f"no release of {r.package} in the matrix satisfies {r.requirement}"
+        )
     if r.satisfied:
         return RequirementPlan(r, [Option("nothing to do: this machine runs it as it is", [], WEIGHT_NOTHING)])
     options: list[Option] = []
@@ -99,6 +103,30 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
 
 
 # ------------------------------------------------------------------ option builders
+
+
+def _under_its_own_name(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> RequirementPlan | None:
+    """A release asked for under a name the framework no longer publishes (tensorflow-gpu stops at 2.11.0):
+    planned under the framework's own name, the reason first."""
+    renamed = under_its_own_name(r.requirement, matrix)
+    if renamed is None:
+        return None
+    owner, last, _ = renamed
+    other = solve_requirement(parse_requirement(f"{owner}{r.requirement.specifier}"), runtime, matrix)
+    if other.best is None:
+        return None
+    version = other.best.release.version
+    message = (
+        f"{r.package} has no release that satisfies {r.requirement.specifier} (the matrix's newest under that "
+        f"name is {last}); the same framework goes on as {owner}, and {owner} {version} satisfies it "
+        f"(`dnnresolve matrix {owner}=={version}` has the details)"
+    )
+    options = []
+    for o in _plan_one(other, runtime, matrix).options:
+        title = o.title.removeprefix("install it: ") if o.title.startswith("install it: ") else None
+        title = f"install {owner} {version} instead: {title}" if title else f"with {owner} instead: {o.title}"
+        options.append(Option(title, o.steps, o.weight, o.resolves, o.notes))
+    return RequirementPlan(r, options, message)
 
 
 def _installed_matches(r: RequirementResult) -> bool:

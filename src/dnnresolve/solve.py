@@ -182,6 +182,23 @@ def solve_requirement(req: Requirement, runtime: Runtime, matrix: Matrix) -> Req
     return result
 
 
+def under_its_own_name(req: Requirement, matrix: Matrix) -> tuple[str, Version, FrameworkRelease] | None:
+    """For a requirement no row satisfies under the name it uses, when that name is an alias the framework no
+    longer publishes under (tensorflow-gpu stops at 2.11.0, tensorflow goes on): the framework's own name, the
+    newest release the matrix has under the alias, and the newest row of the framework that satisfies it."""
+    name = canonicalize_name(req.name)
+    rows = matrix.releases(name)
+    owners = sorted({row.package for row in rows if row.package != name})
+    if not owners:
+        return None
+    spec, _ = _split_local(req.specifier)
+    for owner in owners:
+        found = matrix.find(owner, spec)
+        if found:
+            return owner, max(row.version for row in rows), max(found, key=lambda row: row.version)
+    return None
+
+
 def _split_local(spec: SpecifierSet) -> tuple[SpecifierSet, CudaVersion | None]:
     """``==2.1.0+cu118`` -> (``==2.1.0``, CUDA 11.8): the local label picks a variant."""
     out, variant = [], None

@@ -295,3 +295,13 @@ def test_a_cudnn_stated_by_major_accepts_its_minors_and_refuses_another_major() 
 
     assert verdict("9.1.0") is Status.OK and verdict("9.8.0") is Status.OK
     assert verdict("8.9.7") is Status.FAIL
+
+
+def test_a_release_asked_for_under_a_name_the_framework_left_is_planned_under_its_own() -> None:
+    rt = _machine("11.8", "8.6.0", driver="535.104.05", cc="8.0", python="3.11")
+    rp = plan_for("tensorflow-gpu==2.12.0", rt).requirements[0]
+    assert rp.result.best is None  # no tensorflow-gpu 2.12.0 row: the package stops at 2.11.0
+    assert "newest under that name is 2.11.0" in rp.message and "tensorflow 2.12.0 satisfies it" in rp.message
+    assert rp.options[0].title.startswith("install tensorflow 2.12.0 instead")
+    assert rp.options[0].steps[-1].shell == "python -m pip install tensorflow==2.12.0"
+    assert plan_for("tensorflow-gpu==9.9", rt).requirements[0].options == []  # nothing satisfies it anywhere

@@ -104,6 +104,10 @@ def _emit_requirement(out: LineConsole, rp: RequirementPlan) -> None:
     best = r.best
     if best is None:
         out.print(f"[bold]{escape(str(r.requirement))}[/]: {escape(rp.message)}")
+        if rp.options:  # planned under the framework's own name
+            out.print("Options, best first:")
+            for i, opt in enumerate(rp.options, 1):
+                _emit_option(out, i, opt)
         return
     out.print(f"[bold]{escape(str(r.requirement))}[/] -> {escape(_label(best))}")
     for c in best.checks:
