@@ -93,7 +93,11 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
     options: list[Option] = []
     failing = {c.component for c in best.failures}
     if not failing:
-        options.append(_install_option(best, runtime, "install it: this machine has what it needs", WEIGHT_NOTHING))
+        unknown = [c.component for c in best.checks if c.status is Status.UNKNOWN]
+        title = "install it: this machine has what it needs"
+        if unknown:  # say what was not checked rather than promise it runs
+            title = f"install it: nothing known stands against it ({', '.join(unknown)} not known)"
+        options.append(_install_option(best, runtime, title, WEIGHT_NOTHING))
     else:
         options.extend(_fixes_for_release(best, runtime, matrix, failing, installed=_installed_matches(r)))
         options.extend(_other_variants(r, best, runtime))
@@ -148,6 +152,8 @@ def _fixes_for_release(
         return out
     if "compute_capability" in failing:
         return out  # no change of software makes these binaries run on this GPU: other releases only
+    if "platform" in failing:
+        return out  # these builds are not for this kind of machine: the check names where its builds are
     env_steps = _env_steps(row, runtime) if "python" in failing else []
     if env_steps is None:
         return out

@@ -217,6 +217,9 @@ def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, 
     checks = [_check_os(row, runtime), _check_python(row, runtime)]
     if cuda is None:
         return checks
+    platform = _check_platform(row, runtime)
+    if platform is not None:
+        checks.append(platform)
     checks.append(_check_driver(row, cuda, runtime, matrix))
     checks.append(_check_gpu(row, cuda, runtime, matrix))
     if needs_system_cuda(row, matrix):
@@ -230,6 +233,38 @@ def _check_os(row: FrameworkRelease, runtime: Runtime) -> Check:
     if runtime.os in row.os:
         return Check("os", Status.OK, f"built for {runtime.os}", ", ".join(row.os), runtime.os, row.source)
     return Check("os", Status.FAIL, f"no {runtime.os} build", ", ".join(row.os), runtime.os, row.source)
+
+
+JETSON_BUILDS = "https://forums.developer.nvidia.com/t/pytorch-for-jetson/72048"
+
+
+def _check_platform(row: FrameworkRelease, runtime: Runtime) -> Check | None:
+    """A GPU build on a machine that is not an x86_64 desktop or server (said only when it is not).
+
+    The matrix's rows describe the builds each project publishes for x86_64 (and the index URLs of those):
+    a Jetson board runs the JetPack builds NVIDIA makes for it (per JetPack release, aarch64), and an
+    aarch64 server needs the project's aarch64 CUDA wheels, which the matrix does not list."""
+    if runtime.system == "jetson":
+        return Check(
+            "platform",
+            Status.FAIL,
+            "a Jetson board: these are the desktop and server builds; JetPack needs the builds NVIDIA publishes "
+            f"for its JetPack release (for PyTorch: {JETSON_BUILDS})",
+            "x86_64 build",
+            "Jetson (aarch64, JetPack)",
+            JETSON_BUILDS,
+        )
+    machine = runtime.machine.lower()
+    if machine and machine not in ("x86_64", "amd64"):
+        return Check(
+            "platform",
+            Status.WARN,
+            f"the matrix does not say whether this release has CUDA builds for {runtime.machine}",
+            "x86_64 build",
+            runtime.machine,
+            row.source,
+        )
+    return None
 
 
 def _check_python(row: FrameworkRelease, runtime: Runtime) -> Check:

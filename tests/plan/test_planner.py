@@ -305,3 +305,31 @@ def test_a_release_asked_for_under_a_name_the_framework_left_is_planned_under_it
     assert rp.options[0].title.startswith("install tensorflow 2.12.0 instead")
     assert rp.options[0].steps[-1].shell == "python -m pip install tensorflow==2.12.0"
     assert plan_for("tensorflow-gpu==9.9", rt).requirements[0].options == []  # nothing satisfies it anywhere
+
+
+def test_a_jetson_board_is_not_offered_the_desktop_builds() -> None:
+    rt = _machine("10.2", "8.2.1", cc="5.3", python="3.6")
+    rt.system, rt.machine = "jetson", "aarch64"
+    rp = plan_for("torch==1.10.0", rt).requirements[0]
+    assert rp.result.best is not None
+    [platform] = [c for c in rp.result.best.checks if c.component == "platform"]
+    assert platform.status is Status.FAIL and "forums.developer.nvidia.com/t/pytorch-for-jetson" in platform.reason
+    assert rp.options == []  # no pip line for an x86_64 wheel on a Jetson
+
+
+def test_an_aarch64_server_is_warned_that_the_matrix_does_not_list_its_builds() -> None:
+    rt = _machine("12.4", "9.1.0", driver="550.54.14", cc="9.0", python="3.11")
+    rt.machine = "aarch64"
+    best = plan_for("torch==2.4.0", rt).requirements[0].result.best
+    assert best is not None
+    [platform] = [c for c in best.checks if c.component == "platform"]
+    assert platform.status is Status.WARN and "aarch64" in platform.reason
+    rt.machine = "x86_64"
+    best = plan_for("torch==2.4.0", rt).requirements[0].result.best
+    assert best is not None and not [c for c in best.checks if c.component == "platform"]
+
+
+def test_a_plan_with_unknown_checks_does_not_promise_the_machine_has_what_it_needs() -> None:
+    rt = Runtime(os="linux", python=PythonVersion.parse("3.11"))  # no driver, no GPU known
+    rp = plan_for("torch==2.1.0", rt).requirements[0]
+    assert rp.options[0].title.startswith("install it: nothing known stands against it (driver")
