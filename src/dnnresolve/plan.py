@@ -103,7 +103,25 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
         options.extend(_other_variants(r, best, runtime))
         options.extend(_other_releases(r, runtime, matrix))
     options.sort(key=lambda o: (o.needs_root, o.weight))
-    return RequirementPlan(r, _dedupe(options))
+    message = _newest_for_this_os(r, runtime, matrix) if not options and "os" in failing else ""
+    return RequirementPlan(r, _dedupe(options), message)
+
+
+def _newest_for_this_os(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> str:
+    """When the release has no build for this operating system: the newest release that has one, and what it
+    needs (it was not offered because something it needs is not known here or does not fit)."""
+    rows = [row for row in matrix.releases(r.package, runtime.os) if row.is_gpu]
+    if not rows:
+        return f"the matrix has no {runtime.os} GPU build of {r.package}"
+    row = max(rows, key=lambda x: (x.version, x.package == r.package))  # the name asked for, on a tie
+    needs = [f"Python {', '.join(str(p) for p in row.python)}", f"CUDA {', '.join(str(c) for c in row.cuda)}"]
+    if row.cudnn and needs_system_cuda(row, matrix):
+        needs.append(f"cuDNN {', '.join(str(c) for c in row.cudnn)}")
+    return (
+        f"no {runtime.os} build of this release; the newest {runtime.os} GPU build in the matrix is "
+        f"{row.package} {row.version} ({'; '.join(needs)}): `dnnresolve plan {row.package}=={row.version}` "
+        "with your CUDA and cuDNN says what it takes"
+    )
 
 
 # ------------------------------------------------------------------ option builders

@@ -333,3 +333,16 @@ def test_a_plan_with_unknown_checks_does_not_promise_the_machine_has_what_it_nee
     rt = Runtime(os="linux", python=PythonVersion.parse("3.11"))  # no driver, no GPU known
     rp = plan_for("torch==2.1.0", rt).requirements[0]
     assert rp.options[0].title.startswith("install it: nothing known stands against it (driver")
+
+
+def test_a_release_without_a_build_for_this_os_names_the_newest_that_has_one() -> None:
+    rt = Runtime(
+        os="windows",
+        driver=DriverVersion.parse("560.94"),
+        gpus=[Gpu("NVIDIA GeForce RTX 4090", ComputeCapability.parse("8.9"))],
+        python=PythonVersion.parse("3.11"),
+    )
+    rp = plan_for("tensorflow==2.15.0", rt).requirements[0]
+    assert rp.options == []
+    assert rp.message.startswith("no windows build of this release; the newest windows GPU build in the matrix is ")
+    assert "2.10.0" in rp.message and "CUDA 11.2" in rp.message and "cuDNN 8.1" in rp.message
