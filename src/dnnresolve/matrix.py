@@ -330,16 +330,19 @@ class Matrix:
             rows = self.cudnn if series is None else [c for c in self.cudnn if c.version.series == series.series]
         return sorted(rows, key=lambda c: c.version)
 
-    def cudnn_newest_first(self) -> Iterator[CudnnRelease]:
-        """Every cuDNN release, newest first, each built only when the caller gets that far."""
+    def cudnn_newest_first(self, accept: Callable[[CudnnVersion], bool] | None = None) -> Iterator[CudnnRelease]:
+        """The cuDNN releases whose version ``accept`` takes (all without it), newest first, each built only when
+        the caller gets that far."""
         if "cudnn" in self._built or self._rows is None:
-            yield from reversed(sorted(self.cudnn, key=lambda c: c.version))
+            rows = reversed(sorted(self.cudnn, key=lambda c: c.version))
+            yield from (c for c in rows if accept is None or accept(c.version))
             return
         from .versions import CudnnVersion
 
-        raw = sorted(self._raw("cudnn"), key=lambda row: CudnnVersion.parse(row[2]["version"]))
-        for i, line, d in reversed(raw):
-            yield self._one("cudnn", i, line, d)
+        raw = sorted(((CudnnVersion.parse(row[2]["version"]), row) for row in self._raw("cudnn")), key=lambda x: x[0])
+        for version, (i, line, d) in reversed(raw):
+            if accept is None or accept(version):
+                yield self._one("cudnn", i, line, d)
 
     def gpu(self, name: str) -> GpuModel | None:
         """The GPU model for a name as nvidia-smi prints it, without its brand prefix, or an alias."""

@@ -515,8 +515,8 @@ def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str]) ->
         build = max(row.cudnn_for(cuda))
         rule = cudnn_rule_for(row)
         archive = None
-        for rel in matrix.cudnn_newest_first():
-            if not cudnn_compatible(build, rel.version, rule) or (cuda is not None and not rel.supports_cuda(cuda)):
+        for rel in matrix.cudnn_newest_first(lambda v: cudnn_compatible(build, v, rule)):
+            if cuda is not None and not rel.supports_cuda(cuda):
                 continue
             archive = next(
                 (a for a in rel.archives if a.os == "linux" and (cuda is None or _arch_cuda_ok(a.cuda, cuda))), None

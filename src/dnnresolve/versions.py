@@ -7,6 +7,7 @@ The compatibility rules that compare these versions live in ``compat``.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import ClassVar, TypeVar
 
 from .records import field, record
@@ -99,7 +100,7 @@ class CudaVersion(_Dotted):
     def encoded(self) -> int:
         return self.major * 1000 + self.minor * 10
 
-    @property
+    @cached_property  # compared often (every cuDNN and CUDA rule); a version never changes
     def series(self) -> CudaVersion:
         return self.truncate(2)
 
@@ -156,7 +157,7 @@ class CudnnVersion(_Dotted):
             return self.major * 10000 + self.minor * 100 + self.patch
         return self.major * 1000 + self.minor * 100 + self.patch
 
-    @property
+    @cached_property  # compared often (every cuDNN and CUDA rule); a version never changes
     def series(self) -> CudnnVersion:
         return self.truncate(2)
 
@@ -257,7 +258,7 @@ class PythonVersion(_Dotted):
             parts.append(int(m.group(3)))
         return cls(tuple(parts))
 
-    @property
+    @cached_property  # compared often (every cuDNN and CUDA rule); a version never changes
     def series(self) -> PythonVersion:
         return self.truncate(2)
 
