@@ -132,3 +132,12 @@ def test_generated_requirements_read_as_packaging_reads_them(text: str) -> None:
 @given(st.text(alphabet="torch[]cu12=!<>~.,;@ *+ab0-9\t", max_size=25))
 def test_any_text_reads_as_packaging_reads_it(text: str) -> None:
     _same(text)
+
+
+@pytest.mark.parametrize("text", ["torch==", "torch (>=1.0", "torch @", "torch; python_version <", "-x"])
+def test_an_unreadable_requirement_is_explained_on_one_line(text: str) -> None:
+    with pytest.raises(InvalidRequirement) as info:
+        parse_requirement(text)
+    assert "\n" not in str(info.value) and str(info.value)
+    if text == "torch==":
+        assert str(info.value).endswith("(at character 6)")  # where "==" begins

@@ -110,8 +110,17 @@ def _parse_with_packaging(text: str) -> Requirement:
     try:
         req = PackagingRequirement(text)
     except PackagingInvalid as exc:
-        raise InvalidRequirement(str(exc)) from None
+        raise InvalidRequirement(_one_line(str(exc))) from None
     return Requirement(req.name, frozenset(req.extras), req.specifier, req.url, req.marker)
+
+
+def _one_line(message: str) -> str:
+    """packaging's message on one line: it draws the text and a caret under the place on lines of their own."""
+    lines = message.splitlines()
+    if len(lines) < 3 or "^" not in lines[-1]:
+        return " ".join(line.strip() for line in lines)
+    column = lines[-1].index("^") - (len(lines[-2]) - len(lines[-2].lstrip()))
+    return f"{' '.join(line.strip() for line in lines[:-2])} (at character {column + 1})"
 
 
 def _too_long_number(version: str) -> bool:
