@@ -165,6 +165,16 @@ def _header_lines(text: str) -> dict[str, list[int]]:
     return lines
 
 
+def _recipe_versions(row: Row, i: int, item: dict[str, Any], key: str, parse: Callable[[str], T]) -> list[T]:
+    out = []
+    for text in item.get(key, ()):
+        try:
+            out.append(parse(text))
+        except VersionError as exc:
+            row.fail("install", f"entry {i}: {key}: {exc}")
+    return out
+
+
 def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
     if raw is None:
         return ()
@@ -194,18 +204,8 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
         if kind == "conda" and not item.get("packages"):
             row.fail("install", f"entry {i}: a conda recipe needs 'packages'")
         companions = tuple((k, item[k]) for k in ("torchvision", "torchaudio") if item.get(k))
-        sm = []
-        for text in item.get("sm", ()):
-            try:
-                sm.append(ComputeCapability.parse(text))
-            except VersionError as exc:
-                row.fail("install", f"entry {i}: sm: {exc}")
-        cudnn = []
-        for text in item.get("cudnn", ()):
-            try:
-                cudnn.append(CudnnVersion.parse(text))
-            except VersionError as exc:
-                row.fail("install", f"entry {i}: cudnn: {exc}")
+        sm = _recipe_versions(row, i, item, "sm", ComputeCapability.parse)
+        cudnn = _recipe_versions(row, i, item, "cudnn", CudnnVersion.parse)
         out.append(
             InstallRecipe(
                 kind=kind,
