@@ -109,3 +109,17 @@ def test_a_named_cuda_that_provides_the_library_is_said_first() -> None:
     )
     rt = Runtime(cuda=[CudaInstall(CudaVersion.parse("12.1"), "", "--cuda")])
     assert fixes_for(d, rt, None) == fixes_for(d, None, None)
+
+
+def test_a_driver_older_than_the_ptx_compiler_gets_the_first_driver_for_that_cuda() -> None:
+    d = _one(
+        "W external/xla/xla/service/gpu/nvptx_compiler.cc:744] The NVIDIA driver's CUDA version is 12.2 which is "
+        "older than the ptxas CUDA version (12.3.107). Because the driver is older than the ptxas version, XLA is "
+        "disabling parallel compilation"
+    )
+    m = load_matrix()
+    required = m.driver_table("linux").min_driver_for(CudaVersion.parse("12.3"))
+    steps = fixes_for(d, None, m)
+    assert steps[0] == f"upgrade the NVIDIA driver to {required} or newer, the first that runs CUDA 12.3 (needs root)"
+    assert not any("one that supports CUDA 12.3" in s for s in steps)  # the concrete step took the generic's place
+    assert any("one that supports CUDA 12.3" in s for s in fixes_for(d, None, None))

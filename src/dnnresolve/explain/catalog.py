@@ -26,7 +26,7 @@ KINDS = (
     "init_failure",
     "other",
 )
-CHANNELS = frozenset({"module", "path", "pip", "conda", "manual"})
+CHANNELS = frozenset({"module", "path", "pip", "conda", "driver", "manual"})
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 

@@ -156,6 +156,12 @@ def _from_matrix(d: Diagnosis, matrix: Matrix, runtime: Runtime | None, cat: Cat
         if rows:
             names = ", ".join(f"{f.package}=={f.version}" for f in rows[:3])
             steps.append(("pip", f"or install a {d.framework_name} release built for cuDNN {have}: {names}"))
+    if d.kind == "driver_too_old" and "want_cuda" in d.facts:
+        want = CudaVersion.parse(d.facts["want_cuda"])
+        required = matrix.driver_table(runtime.os if runtime else "linux").min_driver_for(want)
+        if required is not None:
+            text = f"upgrade the NVIDIA driver to {required} or newer, the first that runs CUDA {want} (needs root)"
+            steps.append(("driver", text))
     if d.kind == "driver_too_old" and runtime is not None and runtime.driver is not None:
         newest = matrix.driver_table(runtime.os).newest_cuda_for(runtime.driver)
         if newest is not None:
