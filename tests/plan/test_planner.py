@@ -247,30 +247,34 @@ def test_release_pypi_no_longer_serves_is_not_planned_as_a_pip_install() -> None
     assert plan_for("onnxruntime-gpu==1.11.0", rt).requirements[0].options
 
 
-def test_another_release_is_offered_in_the_build_its_own_plan_picks() -> None:
-    rt = Runtime(
-        os="linux",
-        driver=DriverVersion.parse("470.82.01"),
-        gpus=[Gpu("Tesla K80", ComputeCapability.parse("3.7"))],
-        python=PythonVersion.parse("3.10"),
+def _machine(
+    cuda: str = "",
+    cudnn: str = "",
+    driver: str = "470.57.02",
+    cc: str = "7.0",
+    python: str = "3.10",
+    os: str = "linux",
+    gpu: str = "GPU",
+) -> Runtime:
+    """A target machine with a GPU and driver, and a CUDA toolkit and cuDNN when given."""
+    return Runtime(
+        os=os,
+        driver=DriverVersion.parse(driver),
+        gpus=[Gpu(gpu, ComputeCapability.parse(cc))],
+        cuda=[CudaInstall(CudaVersion.parse(cuda), f"/usr/local/cuda-{cuda}")] if cuda else [],
+        cudnn=[CudnnInstall(CudnnVersion.parse(cudnn), "/usr/lib/x86_64-linux-gnu", loads_first=True)] if cudnn else [],
+        python=PythonVersion.parse(python),
     )
+
+
+def test_another_release_is_offered_in_the_build_its_own_plan_picks() -> None:
+    rt = _machine(driver="470.82.01", cc="3.7", gpu="Tesla K80")
     rp = plan_for("torch>=2.1", rt).requirements[0]
     other = next(o for o in rp.options if o.title.startswith("use torch 1.12.1 instead"))
     # 1.12.1's cu102, cu113 and cu116 builds all carry sm_37; driver 470 runs 11.3 fully: the newest CUDA
     # major first, as the plan for torch==1.12.1 itself picks, not the oldest build that passes.
     assert "torch==1.12.1+cu113" in other.steps[-1].shell
     assert "+cu113" in plan_for("torch==1.12.1", rt).requirements[0].options[0].steps[-1].shell
-
-
-def _machine(cuda: str, cudnn: str, driver: str = "470.57.02", cc: str = "7.0", python: str = "3.10") -> Runtime:
-    return Runtime(
-        os="linux",
-        driver=DriverVersion.parse(driver),
-        gpus=[Gpu("GPU", ComputeCapability.parse(cc))],
-        cuda=[CudaInstall(CudaVersion.parse(cuda), f"/usr/local/cuda-{cuda}")],
-        cudnn=[CudnnInstall(CudnnVersion.parse(cudnn), "/usr/lib/x86_64-linux-gnu", loads_first=True)],
-        python=PythonVersion.parse(python),
-    )
 
 
 def test_each_cuda_build_is_held_to_its_own_cudnn() -> None:
@@ -336,12 +340,7 @@ def test_a_plan_with_unknown_checks_does_not_promise_the_machine_has_what_it_nee
 
 
 def test_a_release_without_a_build_for_this_os_names_the_newest_that_has_one() -> None:
-    rt = Runtime(
-        os="windows",
-        driver=DriverVersion.parse("560.94"),
-        gpus=[Gpu("NVIDIA GeForce RTX 4090", ComputeCapability.parse("8.9"))],
-        python=PythonVersion.parse("3.11"),
-    )
+    rt = _machine(driver="560.94", cc="8.9", python="3.11", os="windows", gpu="NVIDIA GeForce RTX 4090")
     rp = plan_for("tensorflow==2.15.0", rt).requirements[0]
     assert rp.options == []
     assert rp.message.startswith("no windows build of this release; the newest windows GPU build in the matrix is ")

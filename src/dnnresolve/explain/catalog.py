@@ -158,15 +158,16 @@ _CACHE: dict[str, Catalog] = {}
 def load_catalog(path: str | Path | None = None) -> Catalog:
     p = Path(path) if path is not None else packaged_catalog_path()
     key = str(p)
-    if key not in _CACHE and p == packaged_catalog_path():
-        _CACHE[key] = _load_packaged(p)
     if key not in _CACHE:
-        try:
-            text = p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
-        _CACHE[key] = parse_catalog(text, str(p), compile_now=p != packaged_catalog_path())
+        _CACHE[key] = _load_packaged(p) if p == packaged_catalog_path() else parse_catalog(_read(p), str(p))
     return _CACHE[key]
+
+
+def _read(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
 
 
 def _load_packaged(p: Path) -> Catalog:
@@ -178,10 +179,7 @@ def _load_packaged(p: Path) -> Catalog:
     if doc is not None:
         with contextlib.suppress(CatalogError):  # a cache this code cannot read: parse the file instead
             return catalog_from_document(doc, {}, str(p), compile_now=False)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
+    text = _read(p)
     doc = _toml(text, str(p))
     catalog = catalog_from_document(doc, _header_lines(text), str(p), compile_now=False)
     write_document("catalog", p, doc)
