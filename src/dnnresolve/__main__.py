@@ -1,3 +1,3 @@
-from dnnresolve.cli import main
+from dnnresolve.launcher import main
 
 raise SystemExit(main())

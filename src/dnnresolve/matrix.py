@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from . import observed
 from .errors import MatrixError
 from .pkgname import canonicalize_name
 
@@ -519,6 +520,7 @@ def load_matrix(path: str | Path | None = None) -> Matrix:
 
     p = Path(path) if path is not None else default_matrix_path()
     key = str(p)
+    observed.watch(key)  # what an answer is read from (answer_cache)
     if key in _CACHE:
         return _CACHE[key]
     digest = matrix_cache.file_key(p)

@@ -17,29 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .cachedir import user_cache_path
 from .errors import UserError
 
-CACHE_DIR_ENV = "DNNRESOLVE_CACHE_DIR"
 NO_CACHE_ENV = "DNNRESOLVE_NO_MATRIX_CACHE"  # "1": always parse the TOML (benchmarks, debugging)
 FORMAT = 4
 
 
 def user_cache_dir() -> Path:
-    """Where dnnresolve caches files: $DNNRESOLVE_CACHE_DIR, else the platform's user cache directory.
-
-    On Linux this is what platformdirs answers ($XDG_CACHE_HOME or ~/.cache, then /dnnresolve), computed
-    without importing platformdirs, which a start-up cannot afford.
-    """
-    env = os.environ.get(CACHE_DIR_ENV)
-    if env:
-        return Path(env)
-    if sys.platform.startswith("linux"):
-        xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-        base = Path(xdg) if xdg and os.path.isabs(xdg) else Path(os.path.expanduser("~")) / ".cache"
-        return base / "dnnresolve"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("dnnresolve"))
+    """Where dnnresolve caches files (see ``cachedir``)."""
+    return Path(user_cache_path())
 
 
 def file_digest(data: bytes) -> str:

@@ -1,13 +1,16 @@
 """What every probe shares: the machine's files (under ``--root`` when given), its environment, the
 programs it may run (each with a timeout, concurrently, each command once), and the notes it leaves.
 
+Every file, directory and program a probe looks at goes through here, and is recorded (``observed``) with a
+signature, so that a kept answer is replayed only while the machine still looks the same (``answer_cache``).
+
 Paths handed around between probes are paths *on the target machine* (``/usr/local/cuda-8.0``);
 ``host()`` turns one into the path to open here (``DIR/usr/local/cuda-8.0`` under ``--root DIR``).
 """
 
 from __future__ import annotations
 
-import glob
+import fnmatch
 import os
 import signal
 import stat
@@ -16,6 +19,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Generic, TypeVar
 
+from .. import observed
 from ..records import record
 
 T = TypeVar("T")
@@ -135,16 +139,27 @@ class ProbeContext:
 
     def read_text(self, path: str) -> str | None:
         """A small text file's content, or None when it is absent or unreadable."""
+        host = self.host(path)
+        kernel = observed.is_kernel(host)
+        if kernel:
+            observed.watch(host)  # known by its content (read again when an answer is replayed)
         try:
             # O_NONBLOCK: a FIFO or a device in place of a version file must not hang the probe
-            fd = os.open(self.host(path), os.O_RDONLY | os.O_NONBLOCK)
+            fd = os.open(host, os.O_RDONLY | os.O_NONBLOCK)
         except PermissionError:
+            if not kernel:
+                observed.watch(host)
             self.note(f"{path}: permission denied; not read")
             return None
         except OSError:
+            if not kernel:
+                observed.saw_stat(host, None)
             return None
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not kernel:
+                observed.saw_stat(host, st)
+            if not stat.S_ISREG(st.st_mode):
                 self.note(f"{path}: not a regular file; not read")
                 return None
             chunks, left = [], MAX_READ
@@ -162,28 +177,45 @@ class ProbeContext:
         return b"".join(chunks).decode("utf-8", errors="replace")
 
     def exists(self, path: str) -> bool:
-        return os.path.exists(self.host(path))
+        return observed.stat(self.host(path)) is not None
 
     def is_dir(self, path: str) -> bool:
-        return os.path.isdir(self.host(path))
+        st = observed.stat(self.host(path))
+        return st is not None and stat.S_ISDIR(st.st_mode)
 
     def is_file(self, path: str) -> bool:
-        return os.path.isfile(self.host(path))
+        st = observed.stat(self.host(path))
+        return st is not None and stat.S_ISREG(st.st_mode)
 
     def listdir(self, path: str) -> list[str]:
+        host = self.host(path)
+        observed.watch(host)  # a directory's times change with its entries
         try:
-            return sorted(os.listdir(self.host(path)))
+            return sorted(os.listdir(host))
         except OSError:
             return []
 
+    def walk(self, top: str) -> Iterable[tuple[str, list[str], list[str]]]:
+        """``os.walk`` of a target directory (host paths), each directory visited recorded; the caller may
+        prune ``dirnames`` in place, as with os.walk."""
+        observed.watch(self.host(top))  # absent included
+        for dirpath, dirnames, filenames in os.walk(self.host(top)):
+            observed.watch(dirpath)
+            yield dirpath, dirnames, filenames
+
     def glob(self, pattern: str) -> list[str]:
-        """Target paths matching a pattern of target paths, sorted."""
-        return sorted(self.target(p) for p in glob.glob(self.host(pattern)))
+        """Target paths matching a pattern of target paths, sorted (``glob.glob``'s rules, recorded)."""
+        return sorted(self.target(p) for p in _glob(self.host(pattern), dironly=False))
 
     def realpath(self, path: str) -> str:
         """Symlinks resolved; under ``--root`` an absolute link target stays inside the copy."""
         if self.root is None:
+            if observed.recording():
+                self._resolve(path)  # only to record each link on the way
             return os.path.realpath(path)
+        return self._resolve(path)
+
+    def _resolve(self, path: str) -> str:
         current = os.path.normpath(path)
         for _ in range(40):  # a symlink chain longer than this is a loop
             parts = current.strip("/").split("/")
@@ -192,7 +224,8 @@ class ProbeContext:
             for i, part in enumerate(parts):
                 candidate = os.path.join(resolved, part)
                 link = self.host(candidate)
-                if os.path.islink(link):
+                st = observed.lstat(link)
+                if st is not None and stat.S_ISLNK(st.st_mode):
                     try:
                         dest = os.readlink(link)
                     except OSError:
@@ -216,7 +249,8 @@ class ProbeContext:
         for d in [*self.env_paths("PATH"), *extra_dirs]:
             candidate = os.path.join(d, name)
             host = self.host(candidate)
-            if os.path.isfile(host) and os.access(host, os.X_OK):
+            st = observed.stat(host)
+            if st is not None and stat.S_ISREG(st.st_mode) and os.access(host, os.X_OK):
                 return candidate
         return None
 
@@ -237,6 +271,7 @@ class ProbeContext:
         if not self.run_programs:
             return ProgramResult(argv, error="programs are not run under --root")
         env = {**self.env, "LC_ALL": "C", "LANG": "C"}
+        observed.watch(self.host(argv[0]))
         return _execute(argv, [self.host(argv[0]), *argv[1:]], env, self.timeout)
 
     def run_here(self, argv: Sequence[str]) -> ProgramResult:
@@ -272,5 +307,46 @@ def _execute(argv: tuple[str, ...], host_argv: list[str], env: dict[str, str], t
         except OSError:
             proc.kill()
         proc.communicate()
+        observed.forbid(f"{argv[0]} timed out")  # next time it may answer: nothing to keep
         return ProgramResult(argv, error=f"{os.path.basename(argv[0])} timed out after {timeout:g}s")
     return ProgramResult(argv, proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+
+
+def _has_magic(text: str) -> bool:
+    return "*" in text or "?" in text or "[" in text
+
+
+def _glob(pattern: str, dironly: bool) -> list[str]:
+    """``glob.glob(pattern)`` (not recursive, hidden names only for a pattern starting with a dot), recording
+    every directory it lists and every literal name it checks, so that a file appearing later is noticed."""
+    dirname, basename = os.path.split(pattern)
+    if not _has_magic(pattern):
+        if basename:
+            return [pattern] if observed.lstat(pattern) is not None else []
+        st = observed.stat(dirname)
+        return [pattern] if st is not None and stat.S_ISDIR(st.st_mode) else []
+    dirs = _glob(dirname, dironly=True) if dirname != pattern and _has_magic(dirname) else [dirname]
+    found: list[str] = []
+    for d in dirs:
+        if _has_magic(basename):
+            observed.watch(d or os.curdir)
+            names = _names(d or os.curdir, dironly)
+            if not basename.startswith("."):
+                names = [n for n in names if not n.startswith(".")]
+            found += [os.path.join(d, n) for n in fnmatch.filter(names, basename)]
+        elif basename:
+            if observed.lstat(os.path.join(d, basename)) is not None:
+                found.append(os.path.join(d, basename))
+        else:
+            st = observed.stat(d)
+            if st is not None and stat.S_ISDIR(st.st_mode):
+                found.append(os.path.join(d, basename))
+    return found
+
+
+def _names(directory: str, dironly: bool) -> list[str]:
+    try:
+        with os.scandir(directory) as entries:
+            return [e.name for e in entries if not dironly or e.is_dir()]
+    except OSError:
+        return []

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 
+from .. import observed
 from ..records import field, record
 from .context import ProbeContext, ProgramResult
 
@@ -52,6 +53,7 @@ def start(ctx: ProbeContext) -> None:
 
 
 def read_ld_cache(ctx: ProbeContext) -> LdCache:
+    observed.watch(ctx.host(LD_CACHE))  # what ldconfig -p prints
     cmd = _ldconfig_argv(ctx)
     if cmd is None:
         return LdCache()

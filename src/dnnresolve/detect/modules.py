@@ -120,7 +120,7 @@ def _walk_modulepath(ctx: ProbeContext) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for top in ctx.env_paths("MODULEPATH"):
         host_top = ctx.host(top)
-        for dirpath, dirnames, filenames in os.walk(host_top):
+        for dirpath, dirnames, filenames in ctx.walk(top):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             rel_dir = os.path.relpath(dirpath, host_top)
             if rel_dir == ".":

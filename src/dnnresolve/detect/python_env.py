@@ -14,6 +14,7 @@ import os
 import re
 import sys
 
+from .. import observed
 from ..pkgname import canonicalize_name
 from ..records import field, record
 from ..versions import PythonVersion, VersionError
@@ -63,8 +64,7 @@ def interpreter(ctx: ProbeContext) -> str | None:
         if prefix.startswith("/"):
             for name in ("python", "python3"):
                 candidate = os.path.join(prefix, "bin", name)
-                host = ctx.host(candidate)
-                if os.path.isfile(host) and os.access(host, os.X_OK):
+                if ctx.is_file(candidate) and os.access(ctx.host(candidate), os.X_OK):
                     return candidate
     return ctx.which("python3") or ctx.which("python")
 
@@ -97,11 +97,13 @@ def _is_this_environment(ctx: ProbeContext, exe: str) -> bool:
     running dnnresolve): its facts are then read here, without starting it. Only on the real machine."""
     if ctx.root is not None:
         return False
-    try:
-        same_dir = os.path.samefile(os.path.dirname(exe), os.path.dirname(sys.executable))
-        return same_dir and os.path.samefile(os.path.realpath(exe), os.path.realpath(sys.executable))
-    except OSError:
-        return False
+    return _same_file(os.path.dirname(exe), os.path.dirname(sys.executable)) and _same_file(exe, sys.executable)
+
+
+def _same_file(a: str, b: str) -> bool:
+    """``os.path.samefile``, recorded (links followed: another interpreter put in its place is another file)."""
+    sa, sb = observed.stat(a), observed.stat(b)
+    return sa is not None and sb is not None and (sa.st_ino, sa.st_dev) == (sb.st_ino, sb.st_dev)
 
 
 def _facts_here() -> str:
@@ -205,6 +207,7 @@ def _distributions(ctx: ProbeContext, site_dirs: list[str]) -> list[Distribution
     found: dict[str, Distribution] = {}
     for site in site_dirs:
         host = ctx.host(site)
+        observed.watch(host)  # a package installed or removed changes the directory
         try:
             entries = sorted(os.listdir(host))
         except OSError as exc:
@@ -223,6 +226,7 @@ def _distributions(ctx: ProbeContext, site_dirs: list[str]) -> list[Distribution
 
 
 def _requires_nvidia_text(path: str) -> bool:
+    observed.watch(path)
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read(_METADATA_LIMIT)

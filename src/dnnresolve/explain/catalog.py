@@ -12,6 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .. import observed
 from ..compat import CudnnRule
 from ..errors import MatrixError
 from ..records import field, record
@@ -158,6 +159,7 @@ _CACHE: dict[str, Catalog] = {}
 def load_catalog(path: str | Path | None = None) -> Catalog:
     p = Path(path) if path is not None else packaged_catalog_path()
     key = str(p)
+    observed.watch(key)  # what an answer is read from (answer_cache)
     if key not in _CACHE:
         _CACHE[key] = _load_packaged(p) if p == packaged_catalog_path() else parse_catalog(_read(p), str(p))
     return _CACHE[key]
