@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from dnnresolve import observed
+from dnnresolve import answer_cache, observed
 from dnnresolve.detect import detect_runtime
 from dnnresolve.detect.context import ProbeContext
 
@@ -201,6 +201,45 @@ def test_detection_of_this_machine_records_everything_it_reads(monkeypatch: pyte
     assert rec is not None
     recorded = {path for _, path in rec.deps}
     assert sorted(touched - recorded - {os.devnull}) == []  # a program's standard input: not read
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan", "torch==2.1.0", "--json"],
+        ["plan", "tensorflow-gpu==1.0", "--cuda", "8.0", "--cudnn", "5.0.5"],
+        ["explain", "CUDA driver version is insufficient for CUDA runtime version"],
+        ["matrix", "tensorflow"],
+        ["doctor", "--json"],
+    ],
+)
+def test_commands_record_everything_they_read(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Beyond detection: which matrix (a cached update appearing later), the catalog, --target files. Not
+    recorded, rightly: the interpreter's own files, the directories above dnnresolve's (finding itself), and
+    dnnresolve's derived caches (keyed by the files they were made from); dnnresolve's own files are added to
+    every answer when it is kept."""
+    from dnnresolve.cli import main
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("DNNRESOLVE_CACHE_DIR", str(cache))
+    package = Path(observed.__file__).resolve().parent
+    own = {str(p) for p in package.parents} | {os.devnull, *answer_cache.package_files()}
+    own |= {d for d, _, _ in os.walk(package)}
+    touched = _spy_on_files(monkeypatch)
+    observed.begin()
+    try:
+        main(argv)
+    finally:
+        rec = observed.finish()
+    capsys.readouterr()
+    assert rec is not None and rec.cacheable
+    recorded = {path for _, path in rec.deps}
+    derived = f"{os.sep}dnnresolve{os.sep}parsed{os.sep}"  # an earlier test's matrix, read on demand
+    prefixes = (sys.base_prefix + os.sep, str(cache / "parsed"))
+    unrecorded = sorted(p for p in touched - recorded - own if not p.startswith(prefixes) and derived not in p)
+    assert unrecorded == []
 
 
 def test_replay_keeps_the_order_of_output_and_errors(node: tuple[Path, Path, dict[str, str]], tmp_path: Path) -> None:

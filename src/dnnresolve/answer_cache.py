@@ -164,7 +164,7 @@ def run_and_keep(key: tuple[Any, ...], run: Callable[[list[str]], int], argv: li
     return status
 
 
-def _package_files() -> list[str]:
+def package_files() -> list[str]:
     """dnnresolve's own files (code, packaged data): a change to any of them is a new answer."""
     found = []
     for dirpath, dirnames, filenames in os.walk(_PACKAGE):
@@ -174,7 +174,7 @@ def _package_files() -> list[str]:
 
 
 def _keep(key: tuple[Any, ...], rec: observed.Recording, chunks: list[tuple[int, str]], status: int, t: float) -> None:
-    for path in _package_files():
+    for path in package_files():
         rec.add("s", path, observed.signature("s", path))
     if observed.racy(rec) is not None:
         return
