@@ -106,6 +106,14 @@ def test_what_is_not_kept(run_cli: Run, node: tuple[Path, Path, dict[str, str]])
     assert probes("explain", message, extra={"CUDA_VISIBLE_DEVICES": "1"}) > 0
     # another question
     assert probes("explain", message, "--json") > 0
+    # check reads files no record follows (a project's requirements): never kept
+    answers = root.parent / "user-cache" / "answers"
+    before = set(answers.iterdir())
+    (root.parent / "requirements.txt").write_text("torch==2.1.0\n")
+    for _ in range(2):
+        res = run_cli("check", str(root.parent / "requirements.txt"), "--json", env=env)
+        assert '"checked": ["torch"]' in res.stdout, res.stderr
+    assert set(answers.iterdir()) == before
 
 
 def test_an_answer_is_not_kept_while_its_files_are_fresh(run_cli: Run, tmp_path: Path) -> None:

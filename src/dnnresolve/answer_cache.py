@@ -125,16 +125,21 @@ def _write(chunks: list[tuple[int, str]], status: int) -> int:
 
 
 class _Tee:
-    """A text stream that passes everything on to ``inner`` and keeps a copy, in order with the other stream."""
+    """A text stream that passes everything on to ``inner`` and keeps a copy, in order with the other stream,
+    once the command has said its answer may be kept (``check`` output over a monorepo is not held in memory)."""
 
     def __init__(self, inner: TextIO, fd: int, chunks: list[tuple[int, str]]) -> None:
         self.inner = inner
         self._fd = fd
         self._chunks = chunks
+        self.missed = False  # something was written before: the copy is not the whole output
 
     def write(self, text: str) -> int:
         n = self.inner.write(text)
-        self._chunks.append((self._fd, text))
+        if observed.keeping():
+            self._chunks.append((self._fd, text))
+        else:
+            self.missed = True
         return n
 
     def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, flush...: the real stream's
@@ -147,7 +152,8 @@ def run_and_keep(key: tuple[Any, ...], run: Callable[[list[str]], int], argv: li
 
     chunks: list[tuple[int, str]] = []
     saved = sys.stdout, sys.stderr
-    tees = cast("TextIO", _Tee(saved[0], 1, chunks)), cast("TextIO", _Tee(saved[1], 2, chunks))
+    copies = _Tee(saved[0], 1, chunks), _Tee(saved[1], 2, chunks)
+    tees = cast("TextIO", copies[0]), cast("TextIO", copies[1])
     sys.stdout, sys.stderr = tees
     observed.begin()
     started = time.time()
@@ -159,7 +165,8 @@ def run_and_keep(key: tuple[Any, ...], run: Callable[[list[str]], int], argv: li
             sys.stdout = saved[0]
         if sys.stderr is tees[1]:
             sys.stderr = saved[1]
-    if rec is not None and rec.cacheable and status in (0, 1) and not rec.problems:
+    whole = not (copies[0].missed or copies[1].missed)
+    if rec is not None and rec.cacheable and whole and status in (0, 1) and not rec.problems:
         _keep(key, rec, chunks, status, started)
     return status
 

@@ -74,6 +74,11 @@ def cacheable() -> None:
         _current.cacheable = True
 
 
+def keeping() -> bool:
+    """Whether the running command has said its answer may be kept (``cacheable``)."""
+    return _current is not None and _current.cacheable
+
+
 def forbid(reason: str) -> None:
     """This run's answer must not be replayed (a program timed out, the input came from standard input)."""
     if _current is not None:
