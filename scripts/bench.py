@@ -210,15 +210,24 @@ def check_files(work: Path, env: dict[str, str]) -> list[dict[str, Any]]:
     return [row("check: 1,000 files x 50 lines (s)", value, floor, 3.0, "s")]
 
 
-def big_log(path: Path, size: int) -> None:
-    """``size`` bytes of TensorFlow-style log lines with 20 real error messages buried in it."""
+def big_log(path: Path, size: int, distinct: bool = False) -> None:
+    """``size`` bytes of TensorFlow-style log lines with 20 real error messages buried in it; ``distinct``:
+    lines of random words instead, no two alike within 4 MB (the worst case for explain's search, which
+    searches each distinct line of a block once)."""
     rnd = random.Random(1)
     noise = []
-    for i in range(2000):
-        noise.append(
-            f"2024-03-12 10:{i % 60:02d}:{i % 59:02d}.{i:06d}: I tensorflow/core/common_runtime/step.cc:{i % 900}] "
-            f"step {i} loss={rnd.random():.4f} lr=0.001 throughput {rnd.random() * 2000:.1f} examples/sec\n"
-        )
+    if distinct:
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        words = ["".join(rnd.choice(letters) for _ in range(rnd.randint(3, 9))) for _ in range(5000)]
+        while sum(map(len, noise)) < 4 << 20:
+            noise.append(" ".join(rnd.choice(words) for _ in range(12)) + f" id={rnd.getrandbits(64):x}\n")
+    else:
+        for i in range(2000):
+            noise.append(
+                f"2024-03-12 10:{i % 60:02d}:{i % 59:02d}.{i:06d}: I tensorflow/core/common_runtime/step.cc:"
+                f"{i % 900}] step {i} loss={rnd.random():.4f} lr=0.001 throughput {rnd.random() * 2000:.1f} "
+                "examples/sec\n"
+            )
     block = "".join(noise).encode()
     errors = [
         CLASSIC.encode() + b"\n",
@@ -235,15 +244,17 @@ def big_log(path: Path, size: int) -> None:
                 f.write(errors[at.index(b) % len(errors)])
 
 
-def explain_log(work: Path, env: dict[str, str], size: int) -> list[dict[str, Any]]:
+def explain_log(work: Path, env: dict[str, str], size: int, distinct: bool = False) -> list[dict[str, Any]]:
     log = work / "big.log"
-    big_log(log, size)
+    big_log(log, size, distinct)
     floor_code = "import sys\nfor line in open(sys.argv[1], encoding='utf-8', errors='replace'):\n    pass\n"
     floor = min(timed([sys.executable, "-c", floor_code, str(log)], env)[0] for _ in range(2))
     cmd = [str(BIN / "dnnresolve"), "explain", "--json", "--no-detect", "--file", str(log)]
     runs = [timed(cmd, env) for _ in range(2)]  # the same statistic as the floor: the best of two
     wall, rss = min(r[0] for r in runs), max(r[2] for r in runs)
     log.unlink()
+    if distinct:  # for the record: what a log that never repeats a line costs
+        return [row(f"explain --file: {size / 1e9:.1f} GB of distinct lines (s)", wall, floor, None, "s")]
     out = row(f"explain --file: {size / 1e9:.1f} GB log (s)", wall, floor, 3.0, "s")
     mem = {
         "case": "explain --file: peak memory (MB)",
@@ -321,6 +332,7 @@ def main() -> int:
             rows += check_files(work, env)
         if "explain" not in opts.skip:
             rows += explain_log(work, env, int(opts.log_size * 1e9))
+            rows += explain_log(work, env, int(opts.log_size * 1e9), distinct=True)
         if "detect" not in opts.skip:
             rows += detect_cases(work, env, opts.runs)
     finally:

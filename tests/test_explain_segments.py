@@ -9,11 +9,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dnnresolve.explain import scan
 from dnnresolve.explain.catalog import load_catalog
 from dnnresolve.explain.scanner import ScanResult, scan_file
-from dnnresolve.explain.segments import LogProblem, Needles, _from_worker, _in_turn, search_file, split_ranges
+from dnnresolve.explain.segments import (
+    LogProblem,
+    Needles,
+    _from_worker,
+    _in_turn,
+    _scan_block,
+    _search_block,
+    search_file,
+    split_ranges,
+)
 from dnnresolve.explain.source import open_input
 
 ERRORS = [
@@ -126,3 +137,24 @@ def test_a_failing_worker_is_stopped_and_its_share_searched_here(tmp_path: Path,
     got = list(_from_worker(worker, str(log), share, needles, 4096, timeout=1.0))
     assert got == list(_in_turn(str(log), share, needles, 4096))
     assert worker.poll() is not None  # stopped, not left behind
+
+
+_PIECES = [*ERRORS, b"step 12 loss=0.3", b"step 99 loss=0.1", b"", b"\xff\xfe", b"45% 45/100", b"DLL", b"x"]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from([b"\n", b"\r\n", b"\r", b""])), max_size=40))
+def test_a_block_searched_by_its_distinct_lines_finds_what_a_line_by_line_search_finds(
+    parts: list[tuple[bytes, bytes]],
+) -> None:
+    """The shortcut (each distinct line's letters searched once) against the exact search of every line."""
+    block = b"".join(text + end for text, end in parts)
+    needles = _needles()
+    for by_lines in (True, False):
+        found, ends, _ = _scan_block(block, needles, by_lines)
+        assert found == _search_block(block, needles)
+        assert ends == block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+
+
+def _needles() -> Needles:
+    return Needles.of(sorted({a for e in load_catalog().entries for a in e.anchors}))

@@ -3,7 +3,9 @@
 A multi-gigabyte log is mostly noise. Decoding it line by line in Python costs more than finding the few
 lines that matter, so a file is cut into byte ranges at line ends; each range is read in blocks, reduced to
 its lower-cased ASCII letters (as every anchor is searched) and searched with ``bytes.find`` for a few
-needles that together cover every anchor. A line a needle hits is kept only if it holds a whole anchor.
+needles that together cover every anchor; a log repeats itself, so a block whose lines are mostly the same
+letters (a training step's line without its numbers) is searched one distinct line at a time
+(``_scan_block``). A line a needle hits is kept only if it holds a whole anchor.
 When there is more than one range and more than one CPU, the ranges are shared with worker processes
 (``python -m dnnresolve.explain.segments``); the caller gets the hits in file order with their line
 numbers, and reads and decodes only the lines around each (``read_window``).
@@ -23,6 +25,7 @@ from typing import BinaryIO, NamedTuple
 BLOCK = 256 << 10  # bytes read at a time by one searcher: small enough that its passes stay in the CPU cache
 RANGE = 16 << 20  # bytes per unit of parallel work
 MAX_WORKERS = 8
+_RETRY = 16  # a block whose lines are mostly distinct: this many are searched whole before cutting again
 MAX_LINE = 16_000_000  # no log line is this long; reading on would take memory without bound
 
 
@@ -124,9 +127,12 @@ def _search_block(block: bytes, needles: Needles) -> list[tuple[int, int]]:
     Dropping bytes could join a lone ``\r`` and a later ``\n`` into one line end, so a block holding a
     ``\r`` is searched lower-cased with every byte kept (anchors as needles); others by their letters."""
     if b"\r" in block:
-        text, search = block.translate(_LOWER), needles.lowered
-    else:
-        text, search = block.translate(_LOWER, _NOT_LETTERS), needles.letters
+        return _search_text(block, block.translate(_LOWER), needles.lowered, needles)
+    return _search_text(block, block.translate(_LOWER, _NOT_LETTERS), needles.letters, needles)
+
+
+def _search_text(block: bytes, text: bytes, search: Sequence[bytes], needles: Needles) -> list[tuple[int, int]]:
+    """``_search_block`` once ``block`` is reduced to ``text``, which is searched for ``search``."""
     starts: set[int] = set()
     for needle in search:
         at = text.find(needle)
@@ -149,10 +155,28 @@ def _search_block(block: bytes, needles: Needles) -> list[tuple[int, int]]:
     return out
 
 
-def _lines_in(block: bytes) -> int:
-    if b"\r" not in block:
-        return block.count(b"\n")
-    return _terminators(block)
+def _scan_block(block: bytes, needles: Needles, by_lines: bool = True) -> tuple[list[tuple[int, int]], int, bool]:
+    """``_search_block``, the number of line ends in ``block``, and whether cutting it into lines paid.
+
+    A log repeats itself: without its digits and punctuation, a training step's line is the same letters as
+    the step before. So (``by_lines``) the block's letters are cut into lines and each distinct line searched
+    once: a needle holds no line end, so it occurs in some line's letters exactly when it occurs in the
+    block's, and a block where none occurs is done. Otherwise, or when most lines differ (cutting did not
+    pay, and the caller stops cutting for a while), the block's letters are searched as ``_search_block``
+    searches them. A block holding a ``\r`` is left to ``_search_block`` itself."""
+    if b"\r" in block:
+        return _search_block(block, needles), _terminators(block), False
+    text = block.translate(_LOWER, _NOT_LETTERS)
+    paid = False
+    if by_lines:
+        lines = text.split(b"\n")
+        distinct = set(lines)
+        paid = 2 * len(distinct) <= len(lines)
+        if paid:
+            haystack = b"\n".join(distinct)
+            if not any(needle in haystack for needle in needles.letters):
+                return [], len(lines) - 1, True
+    return _search_text(block, text, needles.letters, needles), text.count(b"\n"), paid
 
 
 def _last_end(data: bytes) -> int:
@@ -168,6 +192,7 @@ def search_range(path: str, start: int, end: int, needles: Needles, block_bytes:
     hits: list[tuple[int, int]] = []
     lines = 0
     pos = start
+    retry = 0  # blocks to search whole before trying to cut into distinct lines again
     too_long = "line longer than 16 million characters: not a log"
     with open(path, "rb") as f:
         while pos < end:
@@ -187,8 +212,10 @@ def search_range(path: str, start: int, end: int, needles: Needles, block_bytes:
                     return RangeResult(0, hits, "not a text file (it holds NUL bytes)", 0)
             if len(block) > MAX_LINE and _longest_line(block) > MAX_LINE:
                 return RangeResult(lines, hits, too_long, lines)
-            hits.extend((lines + index, pos + offset) for index, offset in _search_block(block, needles))
-            lines += _lines_in(block) + (0 if block.endswith((b"\n", b"\r")) else 1)
+            found, ends, paid = _scan_block(block, needles, by_lines=retry == 0)
+            retry = max(0, retry - 1) if paid or retry else _RETRY
+            hits.extend((lines + index, pos + offset) for index, offset in found)
+            lines += ends + (0 if block.endswith((b"\n", b"\r")) else 1)
             pos += len(block)
     return RangeResult(lines, hits, "", 0)
 
