@@ -28,13 +28,20 @@ _DIR_PATTERNS = (
 )
 
 
-def project_root(path: Path) -> Path:
-    """The nearest directory above ``path`` holding a project marker (.git, pyproject.toml...), else its folder."""
+def project_root(path: Path, known: dict[Path, Path] | None = None) -> Path:
+    """The nearest directory above ``path`` holding a project marker (.git, pyproject.toml...), else its folder.
+    ``known`` remembers the answer per folder across the files of one run (a monorepo's thousand files)."""
     start = path.resolve().parent
+    if known is not None and start in known:
+        return known[start]
+    root = start
     for d in (start, *start.parents):
         if any((d / m).exists() for m in _PROJECT_MARKERS):
-            return d
-    return start
+            root = d
+            break
+    if known is not None:
+        known[start] = root
+    return root
 
 
 def kind_of(path: Path, text: str) -> str:
@@ -64,9 +71,9 @@ _READERS: dict[str, Reader] = {
 }
 
 
-def read_file(path: Path) -> SourceFile:
+def read_file(path: Path, roots: dict[Path, Path] | None = None) -> SourceFile:
     text = read_source(path, str(path))
-    return _READERS[kind_of(path, text)](path, text, project_root(path))
+    return _READERS[kind_of(path, text)](path, text, project_root(path, roots))
 
 
 def expand(patterns: Sequence[str]) -> list[Path]:
@@ -95,8 +102,9 @@ def read_paths(patterns: Sequence[str], on_progress: Callable[[int, int], None] 
     """Every file the patterns name, read; ``on_progress(done, total)`` hears of each one."""
     paths = expand(patterns)
     out = []
+    roots: dict[Path, Path] = {}
     for n, p in enumerate(paths, 1):
-        out.append(read_file(p))
+        out.append(read_file(p, roots))
         if on_progress is not None:
             on_progress(n, len(paths))
     return out
