@@ -8,7 +8,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__, observed
 from .errors import UserError
@@ -22,8 +22,33 @@ EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug of dnnresolve's own
 PROGRESS_MIN_BYTES = 32 << 20  # smaller logs are read before a bar would be worth drawing
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout at the width it would pick itself (``shutil.get_terminal_size``'s rule), without
+    importing shutil, which argparse does for every option it adds (3 ms of start-up: bz2, lzma)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_terminal_columns() - 2)
+
+
+def _terminal_columns() -> int:
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``dnnresolve plan: error: ...`` and exit status 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")

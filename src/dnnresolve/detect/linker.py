@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 
 from .. import observed
 from ..records import field, record
@@ -40,6 +39,8 @@ def _ldconfig_argv(ctx: ProbeContext) -> tuple[list[str], bool] | None:
         if ldconfig and ctx.run_programs:
             return [ldconfig, "-p"], True
     if ctx.root is not None and ctx.is_file(LD_CACHE):
+        import shutil  # only here: it costs a start-up 3 ms (it imports bz2 and lzma)
+
         here = shutil.which("ldconfig", path="/sbin:/usr/sbin:/usr/bin:/bin")
         if here:
             return [here, "-p", "-C", ctx.host(LD_CACHE)], False
