@@ -4,8 +4,11 @@ them (issue #9: rich, requests, the network stack, packaging's requirement parse
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +26,9 @@ HEAVY = [
     "platformdirs",
     "tomllib",
     "tomli",
+    "shutil",  # argparse imports it for every option, unless given a width (cli._Formatter)
+    "bz2",
+    "lzma",
 ]
 
 COMMANDS = [
@@ -55,3 +61,32 @@ def test_a_piped_command_leaves_the_heavy_modules_unimported(argv: list[str], tm
     assert out.stdout.strip(), out.stderr  # the command answered
     line = next(x for x in out.stderr.splitlines() if x.startswith("MODULES "))
     assert json.loads(line[len("MODULES ") :]) == []
+
+
+# What a replayed answer may cost: the interpreter's start-up and the launcher, nothing of the command's.
+NOT_ON_REPLAY = ["argparse", "json", "re", "typing", "enum", "pathlib", "subprocess", "threading", "packaging"]
+
+
+@pytest.mark.parametrize("argv", COMMANDS[:1] + COMMANDS[4:5], ids=lambda a: " ".join(a[:2]))
+def test_a_replayed_answer_imports_nothing_of_the_command(argv: list[str], tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        f"sys.argv = ['dnnresolve', *{argv!r}]\n"
+        "from dnnresolve.launcher import main\n"
+        "status = main()\n"
+        f"loaded = sorted(m for m in {NOT_ON_REPLAY!r} if m in sys.modules)\n"
+        "sys.stderr.write('MODULES ' + ' '.join(loaded) + '\\n')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DNNRESOLVE_")}
+    env["DNNRESOLVE_CACHE_DIR"] = str(tmp_path / "cache")
+
+    def run() -> list[str]:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        assert out.stdout.strip(), out.stderr
+        return next(x for x in out.stderr.splitlines() if x.startswith("MODULES ")).split()[1:]
+
+    assert "argparse" in run()  # the first time, the command runs
+    if not list((tmp_path / "cache").glob("answers/*")):  # dnnresolve's files were too fresh to trust: wait
+        time.sleep(2.2)
+        run()
+    assert run() == []
