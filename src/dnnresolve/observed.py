@@ -104,23 +104,21 @@ def _stat_signature(st: os.stat_result | None) -> tuple[int, ...] | None:
 
 def stat(path: str) -> os.stat_result | None:
     """``os.stat(path)``, None when it fails; recorded."""
-    try:
-        st: os.stat_result | None = os.stat(path)
-    except (OSError, ValueError):
-        st = None
-    if _current is not None:
-        _record_stat("s", path, st)
-    return st
+    return _recorded("s", path)
 
 
 def lstat(path: str) -> os.stat_result | None:
     """``os.lstat(path)``, None when it fails; recorded."""
+    return _recorded("l", path)
+
+
+def _recorded(kind: str, path: str) -> os.stat_result | None:
     try:
-        st: os.stat_result | None = os.lstat(path)
+        st: os.stat_result | None = os.lstat(path) if kind == "l" else os.stat(path)
     except (OSError, ValueError):
         st = None
     if _current is not None:
-        _record_stat("l", path, st)
+        _record_stat(kind, path, st)
     return st
 
 
