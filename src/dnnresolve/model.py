@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from .compat import CudnnRule
-from .records import field, record
+from .pkgname import canonicalize_name
+from .records import field, record, replace
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
 
 # ---------------------------------------------------------------- matrix rows
+
+_EXACT_PIN = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<extras>\[[^\]]*\])?\s*==\s*(?P<version>[^\s,;*]+)")
 
 
 @record(frozen=True)
@@ -82,6 +86,35 @@ class FrameworkRelease:
 
     def matches(self, version: Version) -> bool:
         return self.covers.contains(version, prereleases=True)
+
+    def for_version(self, version: Version) -> FrameworkRelease:
+        """This row as the answer for ``version``, a release it covers (a row stands for a stretch of releases
+        whose pages state the same facts, and is named after one of them): the same facts, with pip steps that
+        install ``version`` where they pinned another release of this package (``cupy-cuda80==6.5.0``, or the
+        series' newest patch ``tensorflow[and-cuda]==2.19.1`` when 2.19.0 was asked for). A pin that names a
+        build (``jaxlib==0.1.59+cuda110``, ``paddlepaddle-gpu==2.0.2.post90``) or comes with companions
+        (``torchvision``) cannot be carried over to another release: such a row is kept as it is."""
+        if version == self.version:
+            version = self.version  # "2.19" asked for is the row's 2.19.0: keep its spelling
+        elif not self.matches(version):
+            return self
+        names = {canonicalize_name(n) for n in self.names}
+        install = []
+        for rec in self.install:
+            m = _EXACT_PIN.fullmatch(rec.requirement) if rec.kind == "pip" else None
+            if m is None or canonicalize_name(m.group("name")) not in names or m.group("version") == str(version):
+                install.append(rec)
+                continue
+            try:
+                pinned = Version(m.group("version"))
+            except InvalidVersion:
+                return self
+            if rec.companions or pinned.local or pinned.is_postrelease or pinned.is_prerelease or pinned.is_devrelease:
+                return self
+            install.append(replace(rec, requirement=f"{m.group('name')}{m.group('extras') or ''}=={version}"))
+        if version is self.version and tuple(install) == self.install:
+            return self
+        return replace(self, version=version, install=tuple(install))
 
     @property
     def is_gpu(self) -> bool:

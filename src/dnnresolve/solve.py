@@ -172,6 +172,9 @@ def solve_requirement(req: Requirement, runtime: Runtime, matrix: Matrix) -> Req
         return RequirementResult(req, name, known=False, installed=installed)
     spec, variant = _split_local(req.specifier)
     rows = [r for r in matrix.find(name, spec) if runtime.os in r.os] or matrix.find(name, spec)
+    exact = _exact_version(spec)
+    if exact is not None:  # a row covering the release asked for answers for that release, not its own
+        rows = [r.for_version(exact) for r in rows]
     result = RequirementResult(req, name, known=True, installed=installed)
     for row in rows:
         variants: Iterable[CudaVersion | None] = row.cuda or [None]
@@ -197,6 +200,17 @@ def under_its_own_name(req: Requirement, matrix: Matrix) -> tuple[str, Version, 
         if found:
             return owner, max(row.version for row in rows), max(found, key=lambda row: row.version)
     return None
+
+
+def _exact_version(spec: SpecifierSet) -> Version | None:
+    """The one release ``==X`` names (no wildcard), else None."""
+    clauses = list(spec)
+    if len(clauses) != 1 or clauses[0].operator not in ("==", "===") or clauses[0].version.endswith("*"):
+        return None
+    try:
+        return Version(clauses[0].version)
+    except InvalidVersion:
+        return None
 
 
 def _split_local(spec: SpecifierSet) -> tuple[SpecifierSet, CudaVersion | None]:

@@ -174,7 +174,22 @@ def test_pip_era_tensorflow_brings_its_own_cuda() -> None:
     rp = plan_for("tensorflow==2.15", rt).requirements[0]
     best = rp.result.best
     assert best is not None and best.ok and best.check("cuda") is None  # no system CUDA needed
+    # the release asked for, though the row's recipe names the series' newest patch
+    assert rp.options[0].steps[-1].shell == "python -m pip install 'tensorflow[and-cuda]==2.15.0'"
+    rp = plan_for("tensorflow>=2.15,<2.16", rt).requirements[0]
     assert rp.options[0].steps[-1].shell == "python -m pip install 'tensorflow[and-cuda]==2.15.1'"
+
+
+def test_a_release_covered_by_another_rows_name_is_planned_as_itself() -> None:
+    """A row stands for a stretch of releases (covers); cupy-cuda80 6.1.0 is answered by the 6.5.0 row."""
+    rt = modern_node("Tesla K80", "3.7", "470.57.02", python="3.6")
+    rp = plan_for("cupy-cuda80==6.1.0", rt).requirements[0]
+    best = rp.result.best
+    assert best is not None and str(best.release.version) == "6.1.0"
+    assert "python -m pip install cupy-cuda80==6.1.0" in [s.shell for o in rp.options for s in o.steps]
+    # a recipe naming a build (Paddle's .post90 wheels) is not carried over to a release it does not name
+    rp = plan_for("paddlepaddle-gpu==2.0.1", rt).requirements[0]
+    assert rp.result.best is not None and str(rp.result.best.release.version) == "2.0.2"
 
 
 def test_two_frameworks_whose_pinned_cuda_wheels_clash(run_cli) -> None:  # type: ignore[no-untyped-def]
