@@ -15,7 +15,8 @@ from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersio
 
 # ---------------------------------------------------------------- matrix rows
 
-_EXACT_PIN = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<extras>\[[^\]]*\])?\s*==\s*(?P<version>[^\s,;*]+)")
+# name[extras]==version, compiled when first needed
+_EXACT_PIN = r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<extras>\[[^\]]*\])?\s*==\s*(?P<version>[^\s,;*]+)"
 
 
 @record(frozen=True)
@@ -101,7 +102,8 @@ class FrameworkRelease:
         names = {canonicalize_name(n) for n in self.names}
         install = []
         for rec in self.install:
-            m = _EXACT_PIN.fullmatch(rec.requirement) if rec.kind == "pip" else None
+            pins_other = rec.kind == "pip" and "==" in rec.requirement and not rec.requirement.endswith(f"=={version}")
+            m = re.fullmatch(_EXACT_PIN, rec.requirement) if pins_other else None
             if m is None or canonicalize_name(m.group("name")) not in names or m.group("version") == str(version):
                 install.append(rec)
                 continue
