@@ -122,12 +122,6 @@ def _recorded(kind: str, path: str) -> os.stat_result | None:
     return st
 
 
-def saw_stat(path: str, st: os.stat_result | None) -> None:
-    """Record a stat taken by the caller (``os.fstat`` of a file it opened by ``path``)."""
-    if _current is not None:
-        _record_stat("s", path, st)
-
-
 def _record_stat(kind: str, path: str, st: os.stat_result | None) -> None:
     assert _current is not None
     if is_kernel(path) and st is not None:

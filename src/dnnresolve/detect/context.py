@@ -140,26 +140,17 @@ class ProbeContext:
     def read_text(self, path: str) -> str | None:
         """A small text file's content, or None when it is absent or unreadable."""
         host = self.host(path)
-        kernel = observed.is_kernel(host)
-        if kernel:
-            observed.watch(host)  # known by its content (read again when an answer is replayed)
+        observed.watch(host)
         try:
             # O_NONBLOCK: a FIFO or a device in place of a version file must not hang the probe
             fd = os.open(host, os.O_RDONLY | os.O_NONBLOCK)
         except PermissionError:
-            if not kernel:
-                observed.watch(host)
             self.note(f"{path}: permission denied; not read")
             return None
         except OSError:
-            if not kernel:
-                observed.saw_stat(host, None)
             return None
         try:
-            st = os.fstat(fd)
-            if not kernel:
-                observed.saw_stat(host, st)
-            if not stat.S_ISREG(st.st_mode):
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
                 self.note(f"{path}: not a regular file; not read")
                 return None
             chunks, left = [], MAX_READ
@@ -248,11 +239,13 @@ class ProbeContext:
         """A program on the target's PATH (then in ``extra_dirs``), as a target path; None if absent."""
         for d in [*self.env_paths("PATH"), *extra_dirs]:
             candidate = os.path.join(d, name)
-            host = self.host(candidate)
-            st = observed.stat(host)
-            if st is not None and stat.S_ISREG(st.st_mode) and os.access(host, os.X_OK):
+            if self.is_program(candidate):
                 return candidate
         return None
+
+    def is_program(self, path: str) -> bool:
+        """A file this user may run."""
+        return self.is_file(path) and os.access(self.host(path), os.X_OK)
 
     def start(self, argv: Sequence[str]) -> Job[ProgramResult]:
         """Start a program (target path first) unless the same command already ran or is running."""

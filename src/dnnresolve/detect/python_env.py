@@ -64,7 +64,7 @@ def interpreter(ctx: ProbeContext) -> str | None:
         if prefix.startswith("/"):
             for name in ("python", "python3"):
                 candidate = os.path.join(prefix, "bin", name)
-                if ctx.is_file(candidate) and os.access(ctx.host(candidate), os.X_OK):
+                if ctx.is_program(candidate):
                     return candidate
     return ctx.which("python3") or ctx.which("python")
 
