@@ -313,3 +313,13 @@ def test_tensorflow_gpu_after_it_stopped_is_a_warning_with_the_name_to_use(run_c
     [f] = findings(report, "renamed")
     assert f["severity"] == "warning" and f["fix"] == "require tensorflow==2.12.0"
     assert "stops at 2.11.0" in f["message"]
+
+
+def test_a_pin_the_matrix_does_not_list_names_the_releases_around_it(run_cli: Run, tmp_path: Path) -> None:
+    reqs = tmp_path / "requirements.txt"
+    reqs.write_text("torch==2.1.7\n")
+    proc = run_cli("check", "--json", str(reqs))  # the packaged matrix
+    [f] = findings(json.loads(proc.stdout), "not-checked")
+    assert f["message"].endswith(
+        "no release in the matrix satisfies it; not checked (the matrix knows 2.1.2 below it and 2.2.0 above it)"
+    )

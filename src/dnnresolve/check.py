@@ -20,7 +20,14 @@ from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import CudaInstall, CudnnInstall, Runtime
 from .plan import make_plan
-from .solve import RequirementResult, SolveResult, needs_system_cuda, solve_requirement, under_its_own_name
+from .solve import (
+    RequirementResult,
+    SolveResult,
+    nearest_known,
+    needs_system_cuda,
+    solve_requirement,
+    under_its_own_name,
+)
 from .sources.interface import LocatedRequirement, SourceFile
 from .specs import Requirement, parse_requirement
 from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, parse_build_tag, parse_cuda_tag
@@ -282,7 +289,10 @@ def _judge(
             )
             return [(Severity.WARNING, "renamed", message, f"require {owner}{pin.requirement.specifier}", row.source)]
         if not pin.cpu:
-            message = f"{pin.requirement}: no release in the matrix satisfies it; not checked"
+            near = nearest_known(pin.requirement, matrix)
+            message = f"{pin.requirement}: no release in the matrix satisfies it; not checked" + (
+                f" (the matrix knows {near})" if near else ""
+            )
             return [(Severity.INFO, "not-checked", message, "", "")]
         return []
     best = result.best

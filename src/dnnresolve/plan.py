@@ -24,6 +24,7 @@ from .solve import (
     cudnn_rule_for,
     evaluate,
     installed_cudnn_choices,
+    nearest_known,
     needs_system_cuda,
     preferred_variants,
     solve_requirement,
@@ -85,9 +86,7 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
         return RequirementPlan(r, [], f"{r.requirement.name} is not in the compatibility matrix; nothing checked")
     best = r.best
     if best is None:
-        return _under_its_own_name(r, runtime, matrix) or RequirementPlan(
-            r, [], f"no release of {r.package} in the matrix satisfies {r.requirement}"
-        )
+        return _under_its_own_name(r, runtime, matrix) or RequirementPlan(r, [], _not_in_matrix(r, runtime, matrix))
     if r.satisfied:
         return RequirementPlan(r, [Option("nothing to do: this machine runs it as it is", [], WEIGHT_NOTHING)])
     options: list[Option] = []
@@ -105,6 +104,19 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
     options.sort(key=lambda o: (o.needs_root, o.weight))
     message = _newest_for_this_os(r, runtime, matrix) if not options and "os" in failing else ""
     return RequirementPlan(r, _dedupe(options), message)
+
+
+def _not_in_matrix(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> str:
+    """No row holds the release asked for: say so, and name the known releases around it to plan instead."""
+    text = f"no release of {r.package} in the matrix satisfies {r.requirement}"
+    near = nearest_known(r.requirement, matrix, runtime.os)
+    if not near:
+        return text
+    first = near.split(" ", 1)[0]
+    return (
+        f"{text}; the matrix knows {near}: `dnnresolve plan {r.package}=={first}` says what that "
+        "one takes (a release the matrix does not list may need something else)"
+    )
 
 
 def _newest_for_this_os(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> str:

@@ -202,6 +202,20 @@ def under_its_own_name(req: Requirement, matrix: Matrix) -> tuple[str, Version, 
     return None
 
 
+def nearest_known(req: Requirement, matrix: Matrix, os_name: str | None = None) -> str:
+    """For ``pkg==X`` that no row holds: the releases the matrix knows just below and just above X, worded
+    ("3.2.1 below it and 3.3.0 above it"); "" when the requirement is not one release or the package has none."""
+    spec, _ = _split_local(req.specifier)
+    wanted = _exact_version(spec)
+    if wanted is None:
+        return ""
+    versions = sorted({row.version for row in matrix.releases(req.name, os_name)})
+    below = [v for v in versions if v < wanted]
+    above = [v for v in versions if v > wanted]
+    parts = ([f"{below[-1]} below it"] if below else []) + ([f"{above[0]} above it"] if above else [])
+    return " and ".join(parts)
+
+
 def _exact_version(spec: SpecifierSet) -> Version | None:
     """The one release ``==X`` names (no wildcard), else None."""
     clauses = list(spec)

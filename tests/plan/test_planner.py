@@ -360,3 +360,14 @@ def test_a_release_without_a_build_for_this_os_names_the_newest_that_has_one() -
     assert rp.options == []
     assert rp.message.startswith("no windows build of this release; the newest windows GPU build in the matrix is ")
     assert "2.10.0" in rp.message and "CUDA 11.2" in rp.message and "cuDNN 8.1" in rp.message
+
+
+def test_a_release_the_matrix_does_not_list_names_the_ones_around_it() -> None:
+    """torch 2.1.7 never existed: the plan says so and names the releases on either side to plan instead."""
+    rt = modern_node("Tesla T4", "7.5", "535.104.05")
+    rp = plan_for("torch==2.1.7", rt).requirements[0]
+    assert not rp.options
+    assert "the matrix knows 2.1.2 below it and 2.2.0 above it" in rp.message
+    assert "`dnnresolve plan torch==2.1.2`" in rp.message
+    rp = plan_for("torch>=99", rt).requirements[0]  # not one release: nothing to be near
+    assert rp.message == "no release of torch in the matrix satisfies torch>=99"
