@@ -89,33 +89,32 @@ class FrameworkRelease:
         return self.covers.contains(version, prereleases=True)
 
     def for_version(self, version: Version) -> FrameworkRelease:
-        """This row as the answer for ``version``, a release it covers (a row stands for a stretch of releases
-        whose pages state the same facts, and is named after one of them): the same facts, with pip steps that
-        install ``version`` where they pinned another release of this package (``cupy-cuda80==6.5.0``, or the
-        series' newest patch ``tensorflow[and-cuda]==2.19.1`` when 2.19.0 was asked for). A pin that names a
-        build (``jaxlib==0.1.59+cuda110``, ``paddlepaddle-gpu==2.0.2.post90``) or comes with companions
-        (``torchvision``) cannot be carried over to another release: such a row is kept as it is."""
-        if version == self.version:
-            version = self.version  # "2.19" asked for is the row's 2.19.0: keep its spelling
-        elif not self.matches(version):
+        """This row as the answer for ``version``, a release it covers but is not named after (a row stands for a
+        stretch of releases whose pages state the same facts): the same facts, with pip steps that pinned the
+        row's own release (``cupy-cuda80==6.5.0``) pinning ``version`` instead. A step that pins another
+        release on purpose cannot be carried over: the series' patch that installs (``tensorflow[and-cuda]==2.15.1``:
+        2.15.0's extra asks for a tensorrt no index has), a build (``jaxlib==0.1.59+cuda110``,
+        ``paddlepaddle-gpu==2.0.2.post90``), or companions tied to the row's release (``torchvision``); a row with
+        such a step answers as it is, unless that step already pins ``version``."""
+        if version == self.version or not self.matches(version):
             return self
         names = {canonicalize_name(n) for n in self.names}
         install = []
         for rec in self.install:
-            pins_other = rec.kind == "pip" and "==" in rec.requirement and not rec.requirement.endswith(f"=={version}")
-            m = re.fullmatch(_EXACT_PIN, rec.requirement) if pins_other else None
-            if m is None or canonicalize_name(m.group("name")) not in names or m.group("version") == str(version):
+            m = re.fullmatch(_EXACT_PIN, rec.requirement) if rec.kind == "pip" and "==" in rec.requirement else None
+            if m is None or canonicalize_name(m.group("name")) not in names:
                 install.append(rec)
                 continue
             try:
                 pinned = Version(m.group("version"))
             except InvalidVersion:
                 return self
-            if rec.companions or pinned.local or pinned.is_postrelease or pinned.is_prerelease or pinned.is_devrelease:
+            if pinned == version:
+                install.append(rec)
+            elif pinned == self.version and not rec.companions and str(pinned) == m.group("version"):
+                install.append(replace(rec, requirement=f"{m.group('name')}{m.group('extras') or ''}=={version}"))
+            else:
                 return self
-            install.append(replace(rec, requirement=f"{m.group('name')}{m.group('extras') or ''}=={version}"))
-        if version is self.version and tuple(install) == self.install:
-            return self
         return replace(self, version=version, install=tuple(install))
 
     @property
