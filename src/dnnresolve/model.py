@@ -74,6 +74,7 @@ class FrameworkRelease:
     compiler: str = ""
     build_tool: str = ""
     on_pypi: bool = True  # False: PyPI no longer serves its files, so no plain ``pip install`` gets it
+    wheels_any_python: bool = False  # its wheels are tagged for any CPython (py2.py3); ``python`` is what it states
     install: tuple[InstallRecipe, ...] = ()
     source: str = ""
     sources: tuple[str, ...] = ()

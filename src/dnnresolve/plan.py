@@ -93,9 +93,13 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
     failing = {c.component for c in best.failures}
     if not failing:
         unknown = [c.component for c in best.checks if c.status is Status.UNKNOWN]
+        warned = [c.component for c in best.checks if c.status is Status.WARN]
         title = "install it: this machine has what it needs"
         if unknown:  # say what was not checked rather than promise it runs
             title = f"install it: nothing known stands against it ({', '.join(unknown)} not known)"
+        if warned:
+            title = title.replace(": this machine has what it needs", ": nothing stands against it")
+            title += f"; read the warnings first ({', '.join(warned)})"
         options.append(_install_option(best, runtime, title, WEIGHT_NOTHING))
     else:
         options.extend(_fixes_for_release(best, runtime, matrix, failing, installed=_installed_matches(r)))

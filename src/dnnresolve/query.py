@@ -65,6 +65,7 @@ def release_record(matrix: Matrix, row: FrameworkRelease) -> dict[str, Any]:
         "sm": [str(s) for s in row.sm],
         "compiler": row.compiler or None,
         "build_tool": row.build_tool or None,
+        "wheels_any_python": row.wheels_any_python,
         "install": [r.to_dict() for r in row.install],
         "wheel_pins": pins,
         "source": row.source,

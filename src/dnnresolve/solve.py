@@ -302,6 +302,12 @@ def _check_python(row: FrameworkRelease, runtime: Runtime) -> Check:
     have = runtime.python.series
     if any(p.series == have for p in row.python):
         return Check("python", Status.OK, f"wheels exist for Python {have}", needed, str(have), row.source)
+    if row.wheels_any_python:
+        reason = (
+            f"Python {have} is not among those this release states it supports ({needed}); its wheels are tagged "
+            "for any CPython (py2.py3), so pip installs it there, untested"
+        )
+        return Check("python", Status.WARN, reason, needed, str(have), row.source)
     return Check("python", Status.FAIL, f"no wheels for Python {have} (only {needed})", needed, str(have), row.source)
 
 

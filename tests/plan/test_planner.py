@@ -369,3 +369,21 @@ def test_a_release_the_matrix_does_not_list_names_the_ones_around_it() -> None:
     assert "`dnnresolve plan torch==2.1.2`" in rp.message
     rp = plan_for("torch>=99", rt).requirements[0]  # not one release: nothing to be near
     assert rp.message == "no release of torch in the matrix satisfies torch>=99"
+
+
+def test_a_python_the_release_does_not_state_but_its_wheels_install_on_is_a_warning() -> None:
+    """MXNet 1.5.0 states Python 2.7 and 3.4-3.6 (classifiers); its wheels are py2.py3, so pip installs it on 3.7."""
+    rt = modern_node("Tesla K80", "3.7", "418.87.00", python="3.7")
+    rt.cuda = [CudaInstall(CudaVersion.parse("10.1"), "/usr/local/cuda-10.1")]
+    rp = plan_for("mxnet-cu101==1.5.0", rt).requirements[0]
+    best = rp.result.best
+    assert best is not None and not best.failures
+    py = best.check("python")
+    assert py is not None and py.status is Status.WARN and "tagged for any CPython" in py.reason
+    first = rp.options[0]
+    assert first.title.startswith("install it: nothing stands against it; read the warnings first (python")
+    assert first.steps[-1].shell == "python -m pip install mxnet-cu101==1.5.0"
+    # a release whose wheels name their Pythons still fails on another one
+    rt.python = PythonVersion.parse("3.11")
+    tf = plan_for("tensorflow-gpu==1.0.0", rt).requirements[0].result.best
+    assert tf is not None and tf.check("python") is not None and tf.check("python").status is Status.FAIL
