@@ -122,6 +122,12 @@ class FrameworkRelease:
     def is_gpu(self) -> bool:
         return bool(self.cuda)
 
+    def recipe(self, cuda: CudaVersion | None, kind: str = "pip") -> InstallRecipe | None:
+        """The recipe for this variant; one with an extra that brings the CUDA wheels (and-cuda, cuda12) first."""
+        matches = [rec for rec in self.install if rec.kind == kind and _recipe_cuda_is(rec, cuda)]
+        matches.sort(key=lambda rec: "[" not in rec.requirement)
+        return matches[0] if matches else None
+
     def cudnn_for(self, cuda: CudaVersion | None) -> tuple[CudnnVersion, ...]:
         """The cuDNN series the ``cuda`` build was made with: its install recipes' when they state them (the
         builds of one release can differ: Paddle's CUDA 11.2 build uses cuDNN 8.2, its 12.0 build 8.9), else
@@ -304,6 +310,12 @@ class Runtime:
     @property
     def compute_capabilities(self) -> list[ComputeCapability]:
         return [g.compute_capability for g in self.gpus if g.compute_capability is not None]
+
+
+def _recipe_cuda_is(rec: InstallRecipe, cuda: CudaVersion | None) -> bool:
+    if cuda is None:
+        return rec.cuda == ""
+    return rec.cuda == str(cuda.series) or (bool(rec.cuda) and CudaVersion.parse(rec.cuda).series == cuda.series)
 
 
 def _same_cuda(text: str, cuda: CudaVersion) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 from .compat import cudnn_compatible, cudnn_rule_text
 from .matrix import Matrix
-from .model import FrameworkRelease, InstallRecipe, Runtime
+from .model import FrameworkRelease, Runtime
 from .modulenames import ModuleOffer, read_module
 from .records import field, record
 from .solve import (
@@ -250,7 +250,7 @@ def _conda_env_option(best: Candidate, runtime: Runtime, failing: set[str]) -> O
     package that may not exist for that Python.
     """
     row = best.release
-    rec = _recipe(row, best.cuda, kind="conda")
+    rec = row.recipe(best.cuda, kind="conda")
     if rec is None or not rec.python or not failing <= {"python", "cuda", "cudnn"} or "python" not in failing:
         return None
     if failing & {"cuda", "cudnn"} and not any(
@@ -351,21 +351,8 @@ def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> 
 # ------------------------------------------------------------------ steps
 
 
-def _recipe(row: FrameworkRelease, cuda: CudaVersion | None, kind: str = "pip") -> InstallRecipe | None:
-    """The recipe for this variant; one with an extra that brings the CUDA wheels (and-cuda, cuda12) first."""
-    want = str(cuda.series) if cuda else ""
-    matches = [
-        rec
-        for rec in row.install
-        if rec.kind == kind
-        and (rec.cuda == want or (cuda and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series))
-    ]
-    matches.sort(key=lambda rec: "[" not in rec.requirement)
-    return matches[0] if matches else None
-
-
 def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None) -> Step:
-    rec = _recipe(row, cuda)
+    rec = row.recipe(cuda)
     argv = ["python", "-m", "pip", "install"]
     if rec is None and not row.on_pypi:
         return Step(
@@ -402,7 +389,7 @@ def _pinned(requirement: str, row: FrameworkRelease) -> str:
 def _env_python(row: FrameworkRelease, runtime: Runtime) -> PythonVersion:
     """The Python with wheels closest to the one in use: the oldest newer one, else the newest older one."""
     pythons = sorted(p.series for p in row.python)
-    rec = _recipe(row, None) or next((r for r in row.install if r.kind == "pip"), None)
+    rec = row.recipe(None) or next((r for r in row.install if r.kind == "pip"), None)
     if rec is not None and rec.python:
         allowed = {PythonVersion.parse(p).series for p in rec.python}
         pythons = [p for p in pythons if p in allowed] or pythons

@@ -242,7 +242,7 @@ def _split_local(spec: SpecifierSet) -> tuple[SpecifierSet, CudaVersion | None]:
 
 def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, matrix: Matrix) -> list[Check]:
     """Every check of one release variant against the runtime."""
-    checks = [_check_os(row, runtime), _check_python(row, runtime)]
+    checks = [_check_os(row, runtime), _check_python(row, cuda, runtime)]
     if cuda is None:
         return checks
     platform = _check_platform(row, runtime)
@@ -295,11 +295,18 @@ def _check_platform(row: FrameworkRelease, runtime: Runtime) -> Check | None:
     return None
 
 
-def _check_python(row: FrameworkRelease, runtime: Runtime) -> Check:
+def _check_python(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime) -> Check:
     needed = ", ".join(str(p) for p in row.python)
     if runtime.python is None:
         return Check("python", Status.UNKNOWN, "Python version not known", needed, "", row.source)
     have = runtime.python.series
+    rec = row.recipe(cuda)
+    if rec is not None and rec.python and str(have) not in rec.python and any(p.series == have for p in row.python):
+        # the release has wheels for this Python, but the way this build installs does not work on it
+        only = ", ".join(rec.python)
+        why = f": {rec.note}" if rec.note else ""
+        reason = f"{rec.requirement} installs only on Python {only}{why}"
+        return Check("python", Status.FAIL, reason, only, str(have), row.source)
     if any(p.series == have for p in row.python):
         return Check("python", Status.OK, f"wheels exist for Python {have}", needed, str(have), row.source)
     if row.wheels_any_python:

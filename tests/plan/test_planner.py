@@ -387,3 +387,17 @@ def test_a_python_the_release_does_not_state_but_its_wheels_install_on_is_a_warn
     rt.python = PythonVersion.parse("3.11")
     tf = plan_for("tensorflow-gpu==1.0.0", rt).requirements[0].result.best
     assert tf is not None and tf.check("python") is not None and tf.check("python").status is Status.FAIL
+
+
+def test_a_build_whose_pip_recipe_names_its_pythons_sends_another_python_to_a_new_environment() -> None:
+    """TF 2.14 has wheels for 3.11, but its and-cuda extra pins a tensorrt with no 3.11 wheel (the recipe says
+    3.9, 3.10): on 3.11 the plan is a 3.10 environment, not a pip command that cannot resolve."""
+    rt = modern_node("A100-SXM4-40GB", "8.0", "535.104.05", python="3.11")
+    rp = plan_for("tensorflow==2.14.1", rt).requirements[0]
+    best = rp.result.best
+    assert best is not None
+    py = best.check("python")
+    assert py is not None and py.status is Status.FAIL and "tensorrt" in py.reason
+    assert rp.options[0].steps[0].shell == "conda create -y -n tensorflow-2.14.1 python=3.10"
+    rt.python = PythonVersion.parse("3.10")
+    assert plan_for("tensorflow==2.14.1", rt).requirements[0].result.best.check("python").status is Status.OK  # type: ignore[union-attr]
