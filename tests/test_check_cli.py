@@ -323,3 +323,16 @@ def test_a_pin_the_matrix_does_not_list_names_the_releases_around_it(run_cli: Ru
     assert f["message"].endswith(
         "no release in the matrix satisfies it; not checked (the matrix knows 2.1.2 below it and 2.2.0 above it)"
     )
+
+
+def test_a_recipe_that_names_its_pythons_concerns_only_pins_that_ask_for_its_extra(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    """TF 2.14's and-cuda extra cannot resolve on Python 3.11; tensorflow==2.14.1 itself installs there."""
+    reqs = tmp_path / "requirements.txt"
+    target = ("--python", "3.11", "--gpu", "A100", "--driver", "535.104.05")
+    reqs.write_text("tensorflow==2.14.1\n")
+    assert findings(json.loads(run_cli("check", "--json", str(reqs), *target).stdout), "target-incompatible") == []
+    reqs.write_text("tensorflow[and-cuda]==2.14.1\n")
+    [f] = findings(json.loads(run_cli("check", "--json", str(reqs), *target).stdout), "target-incompatible")
+    assert "installs only on Python 3.9, 3.10" in f["message"] and "tensorrt" in f["message"]

@@ -21,6 +21,8 @@ from .matrix import Matrix
 from .model import CudaInstall, CudnnInstall, Runtime
 from .plan import make_plan
 from .solve import (
+    Candidate,
+    Check,
     RequirementResult,
     SolveResult,
     nearest_known,
@@ -300,7 +302,7 @@ def _judge(
         return []
     if not _exact(pin.requirement.specifier) and any(c.ok for c in result.candidates):
         return []  # a range: some matching release runs here (the unpinned warning says the rest)
-    failures = [c for c in best.failures if has_target or c.component != "os"]
+    failures = [c for c in best.failures if (has_target or c.component != "os") and _concerns_pin(c, pin, best)]
     if not failures:
         return []
     where = {c.component: runtime.sources.get(c.component, "") for c in failures}
@@ -329,6 +331,16 @@ def _exact(spec: SpecifierSet) -> bool:
 
 def _plain(spec: SpecifierSet) -> SpecifierSet:
     return SpecifierSet(",".join(f"{s.operator}{s.version.split('+')[0]}" for s in spec))
+
+
+def _concerns_pin(check: Check, pin: Pin, best: Candidate) -> bool:
+    """A failed check the pin answers for. The "install" check is about the command a plan gives (its recipe
+    pins an extra, tensorflow[and-cuda]); a pin that does not ask for that extra is not installed that way."""
+    if check.component != "install":
+        return True
+    rec = best.release.recipe(best.cuda)
+    wanted = parse_requirement(rec.requirement).extras if rec is not None else frozenset()
+    return bool(wanted & pin.requirement.extras)
 
 
 def _unpinned(report: CheckReport, pin: Pin, result: RequirementResult) -> None:

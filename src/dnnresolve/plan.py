@@ -188,7 +188,7 @@ def _fixes_for_release(
         return out  # no change of software makes these binaries run on this GPU: other releases only
     if "platform" in failing:
         return out  # these builds are not for this kind of machine: the check names where its builds are
-    env_steps = _env_steps(row, runtime) if "python" in failing else []
+    env_steps = _env_steps(row, runtime) if failing & {"python", "install"} else []
     if env_steps is None:
         return out
     lib_fixes: list[tuple[list[Step], int, list[str], list[str]]] = []

@@ -242,7 +242,10 @@ def _split_local(spec: SpecifierSet) -> tuple[SpecifierSet, CudaVersion | None]:
 
 def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, matrix: Matrix) -> list[Check]:
     """Every check of one release variant against the runtime."""
-    checks = [_check_os(row, runtime), _check_python(row, cuda, runtime)]
+    checks = [_check_os(row, runtime), _check_python(row, runtime)]
+    recipe = _check_recipe(row, cuda, runtime)
+    if recipe is not None:
+        checks.append(recipe)
     if cuda is None:
         return checks
     platform = _check_platform(row, runtime)
@@ -295,18 +298,28 @@ def _check_platform(row: FrameworkRelease, runtime: Runtime) -> Check | None:
     return None
 
 
-def _check_python(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime) -> Check:
+def _check_recipe(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime) -> Check | None:
+    """The install step of this build names the Pythons it works on (TF 2.14's and-cuda extra pins a tensorrt with
+    no 3.11 wheel) and this one is not among them, though the release itself has wheels for it. Component
+    "install": it concerns the command a plan gives, not the release (``check`` keeps it for a pin that asks
+    for that extra)."""
+    rec = row.recipe(cuda)
+    if rec is None or not rec.python or runtime.python is None:
+        return None
+    have = runtime.python.series
+    if str(have) in rec.python or not any(p.series == have for p in row.python):
+        return None
+    only = ", ".join(rec.python)
+    why = f": {rec.note}" if rec.note else ""
+    reason = f"{rec.requirement} installs only on Python {only}{why}"
+    return Check("install", Status.FAIL, reason, f"Python {only}", str(have), row.source)
+
+
+def _check_python(row: FrameworkRelease, runtime: Runtime) -> Check:
     needed = ", ".join(str(p) for p in row.python)
     if runtime.python is None:
         return Check("python", Status.UNKNOWN, "Python version not known", needed, "", row.source)
     have = runtime.python.series
-    rec = row.recipe(cuda)
-    if rec is not None and rec.python and str(have) not in rec.python and any(p.series == have for p in row.python):
-        # the release has wheels for this Python, but the way this build installs does not work on it
-        only = ", ".join(rec.python)
-        why = f": {rec.note}" if rec.note else ""
-        reason = f"{rec.requirement} installs only on Python {only}{why}"
-        return Check("python", Status.FAIL, reason, only, str(have), row.source)
     if any(p.series == have for p in row.python):
         return Check("python", Status.OK, f"wheels exist for Python {have}", needed, str(have), row.source)
     if row.wheels_any_python:
