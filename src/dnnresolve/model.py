@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
@@ -11,12 +10,10 @@ from packaging.version import InvalidVersion, Version
 from .compat import CudnnRule
 from .pkgname import canonicalize_name
 from .records import field, record, replace
+from .specs import InvalidRequirement, exact_version, parse_requirement
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
 
 # ---------------------------------------------------------------- matrix rows
-
-# name[extras]==version, compiled when first needed
-_EXACT_PIN = r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<extras>\[[^\]]*\])?\s*==\s*(?P<version>[^\s,;*]+)"
 
 
 @record(frozen=True)
@@ -102,18 +99,23 @@ class FrameworkRelease:
         names = {canonicalize_name(n) for n in self.names}
         install = []
         for rec in self.install:
-            m = re.fullmatch(_EXACT_PIN, rec.requirement) if rec.kind == "pip" and "==" in rec.requirement else None
-            if m is None or canonicalize_name(m.group("name")) not in names:
+            try:
+                req = parse_requirement(rec.requirement) if rec.kind == "pip" and "==" in rec.requirement else None
+            except InvalidRequirement:
+                req = None
+            text = exact_version(req.specifier) if req is not None and canonicalize_name(req.name) in names else None
+            if req is None or text is None:
                 install.append(rec)
                 continue
             try:
-                pinned = Version(m.group("version"))
+                pinned = Version(text)
             except InvalidVersion:
                 return self
             if pinned == version:
                 install.append(rec)
-            elif pinned == self.version and not rec.companions and str(pinned) == m.group("version"):
-                install.append(replace(rec, requirement=f"{m.group('name')}{m.group('extras') or ''}=={version}"))
+            elif pinned == self.version and not rec.companions and str(pinned) == text:
+                pin = replace(req, specifier=SpecifierSet(f"=={version}"))
+                install.append(replace(rec, requirement=str(pin)))
             else:
                 return self
         return replace(self, version=version, install=tuple(install))

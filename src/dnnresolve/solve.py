@@ -19,7 +19,7 @@ from .matrix import Matrix
 from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime, WheelPins
 from .pkgname import canonicalize_name
 from .records import field, record
-from .specs import Requirement, parse_requirement
+from .specs import Requirement, exact_version, parse_requirement
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
@@ -218,11 +218,9 @@ def nearest_known(req: Requirement, matrix: Matrix, os_name: str | None = None) 
 
 def _exact_version(spec: SpecifierSet) -> Version | None:
     """The one release ``==X`` names (no wildcard), else None."""
-    clauses = list(spec)
-    if len(clauses) != 1 or clauses[0].operator not in ("==", "===") or clauses[0].version.endswith("*"):
-        return None
+    text = exact_version(spec)
     try:
-        return Version(clauses[0].version)
+        return Version(text) if text is not None else None
     except InvalidVersion:
         return None
 

@@ -80,6 +80,14 @@ _SIMPLE_TEXT = (
 _simple: re.Pattern[str] | None = None
 
 
+def exact_version(spec: SpecifierSet) -> str | None:
+    """The one release ``==X`` names (no wildcard), as written; else None."""
+    clauses = list(spec)
+    if len(clauses) != 1 or clauses[0].operator not in ("==", "===") or clauses[0].version.endswith("*"):
+        return None
+    return clauses[0].version
+
+
 def _parse(text: str) -> Requirement:
     global _simple
     if _simple is None:
