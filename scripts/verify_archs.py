@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Read which GPU architectures torch's PyPI Linux wheels really carry, and list every matrix row whose
+`sm` differs from them.
+
+Run by hand (it downloads wheels of up to 2.5 GB each from PyPI; the tests never run it that way):
+    scripts/verify_archs.py [--version 2.7.0 ...] [--all] [--wheel FILE --version V]
+
+A CUDA library keeps its kernels in fat binaries: one compiled image (SASS) per architecture, and
+optionally PTX that the driver can compile for newer ones. This reads the fat binary headers of the
+wheel's own libraries (torch/lib, not NVIDIA's bundled ones) without loading them, counts the SASS
+images per architecture, and takes the architectures that most kernels were built for: the
+TORCH_CUDA_ARCH_LIST of that build. A few specialised kernels (sm_89 FP8, sm_90a) do not count, nor do
+arch-specific images (sm_90a, sm_100a), which run on that one architecture only.
+
+The plain PyPI wheel is the row's default CUDA variant (cuda_default), so it checks the row's `sm`.
+Exit status: 0 when every checked row agrees, 1 when one differs, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import mmap
+import re
+import shutil
+import struct
+import sys
+import tempfile
+import urllib.request
+import zipfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from dnnresolve.matrix import load_matrix
+from dnnresolve.model import FrameworkRelease
+
+FATBIN_MAGIC = struct.pack("<I", 0xBA55ED50)
+KIND_PTX, KIND_SASS = 1, 2
+ARCH_SPECIFIC = 0x100000  # the flag bit of sm_90a-style images
+# NVIDIA's libraries that some wheels bundle: their architectures are NVIDIA's, not the framework's.
+NVIDIA_LIBRARY = re.compile(
+    r"^lib(cudnn|cublas|cufft|curand|cusparse|cusolver|nvrtc|nvToolsExt|cudart|nccl|cupti|nvJitLink|gomp|cufile|nvshmem)"
+)
+PYTHON_PREFERENCE = ("cp311", "cp310", "cp312", "cp39", "cp38", "cp37", "cp36", "cp313", "cp314", "cp315")
+
+
+@dataclass(frozen=True, order=True)
+class Image:
+    """One compiled image in a fat binary: SASS or PTX for an architecture (75 = compute capability 7.5)."""
+
+    kind: int
+    arch: int
+    specific: bool
+
+    def __str__(self) -> str:
+        name = "sm" if self.kind == KIND_SASS else "compute"
+        return f"{name}_{self.arch}{'a' if self.specific else ''}"
+
+
+def capability(arch: int) -> str:
+    """75 -> "7.5", 100 -> "10.0", 121 -> "12.1"."""
+    return f"{arch // 10}.{arch % 10}"
+
+
+def fatbin_images(path: Path) -> Counter[Image]:
+    """Count the images of every fat binary in a file (a shared library, or a .fatbin)."""
+    images: Counter[Image] = Counter()
+    with open(path, "rb") as f:
+        if f.seek(0, 2) == 0:
+            return images
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            at = data.find(FATBIN_MAGIC)
+            while at != -1:
+                images_end = _read_container(data, at, images)
+                at = data.find(FATBIN_MAGIC, images_end if images_end > at else at + 4)
+    return images
+
+
+def _read_container(data: mmap.mmap, at: int, images: Counter[Image]) -> int:
+    """Read one container (16-byte header, then images, each a header and its payload) and return its end.
+    A container whose images do not fill it exactly is the magic number by chance, or cut short: -1."""
+    if at + 16 > len(data):
+        return -1
+    _, version, header_size, size = struct.unpack_from("<IHHQ", data, at)
+    end: int = at + header_size + size
+    if version != 1 or header_size != 16 or end > len(data):
+        return -1
+    found: Counter[Image] = Counter()
+    p = at + header_size
+    while p + 32 <= end:
+        kind, _, image_header, payload = struct.unpack_from("<HHIQ", data, p)
+        if image_header < 32 or kind not in (KIND_PTX, KIND_SASS):
+            return -1
+        arch = struct.unpack_from("<I", data, p + 28)[0]
+        flags = struct.unpack_from("<Q", data, p + 40)[0] if image_header >= 48 else 0
+        found[Image(kind, arch, bool(flags & ARCH_SPECIFIC))] += 1
+        p += image_header + payload
+    if p != end:
+        return -1
+    images.update(found)
+    return end
+
+
+def wheel_libraries(wheel: Path, package: str, workdir: Path) -> dict[str, Counter[Image]]:
+    """The images of each of the wheel's own CUDA libraries (<package>/lib/*.so*), one file on disk at a time."""
+    found: dict[str, Counter[Image]] = {}
+    with zipfile.ZipFile(wheel) as z:
+        for info in z.infolist():
+            name = info.filename
+            base = name.rsplit("/", 1)[-1]
+            if not name.startswith(f"{package}/lib/") or ".so" not in base or NVIDIA_LIBRARY.match(base):
+                continue
+            target = workdir / base
+            with z.open(info) as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            images = fatbin_images(target)
+            target.unlink()
+            if images:
+                found[base] = images
+    return found
+
+
+def architecture_list(libraries: dict[str, Counter[Image]]) -> tuple[str, ...]:
+    """The build's architecture list: SASS architectures that at least half as many kernels were built for as
+    the most common one, in the library that holds the most SASS images."""
+    sass = {
+        lib: Counter({i.arch: n for i, n in images.items() if i.kind == KIND_SASS and not i.specific})
+        for lib, images in libraries.items()
+    }
+    sass = {lib: c for lib, c in sass.items() if c}
+    if not sass:
+        return ()
+    main = max(sass, key=lambda lib: sum(sass[lib].values()))
+    most = max(sass[main].values())
+    return tuple(capability(a) for a in sorted(a for a, n in sass[main].items() if 2 * n >= most))
+
+
+def pypi_wheel(package: str, version: str) -> dict[str, str] | None:
+    """PyPI's Linux x86-64 wheel of a release (one Python), as the simple index's JSON names it."""
+    request = urllib.request.Request(
+        f"https://pypi.org/simple/{package}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        files = json.load(response)["files"]
+    prefix = f"{package}-{version}-"
+    linux = [f for f in files if f["filename"].startswith(prefix) and re.search(r"linux.*x86_64", f["filename"])]
+    for tag in PYTHON_PREFERENCE:
+        for f in linux:
+            if f"-{tag}-" in f["filename"]:
+                return {"filename": f["filename"], "url": f["url"], "sha256": f["hashes"].get("sha256", "")}
+    return None
+
+
+def download(url: str, sha256: str, target: Path) -> None:
+    digest = hashlib.sha256()
+    with urllib.request.urlopen(url, timeout=120) as response, open(target, "wb") as out:
+        while chunk := response.read(1 << 22):
+            digest.update(chunk)
+            out.write(chunk)
+    if sha256 and digest.hexdigest() != sha256:
+        raise SystemExit(f"verify_archs: {target.name}: sha256 {digest.hexdigest()} is not the index's {sha256}")
+
+
+def compare(row: FrameworkRelease, wheel_name: str, carried: tuple[str, ...]) -> bool:
+    """Print one line for the row; True when it agrees with the wheel."""
+    stated = tuple(str(s) for s in row.sm)
+    where = f"{row.package} {row.version} (matrix line {row.line}, default CUDA {row.cuda_default})"
+    if not carried:
+        print(f"none    {where}: {wheel_name} holds no CUDA images (a CPU wheel?)")
+        return not stated
+    if stated == carried:
+        print(f"ok      {where}: {wheel_name} carries sm {' '.join(carried)}")
+        return True
+    print(f"DIFFERS {where}: matrix sm [{' '.join(stated)}], {wheel_name} carries sm {' '.join(carried)}")
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--package", default="torch", help="the framework (its wheels keep libraries in <package>/lib)")
+    ap.add_argument("--version", action="append", default=[], help="a release to check (repeatable)")
+    ap.add_argument("--all", action="store_true", help="every Linux row that states sm")
+    ap.add_argument("--wheel", type=Path, help="read this wheel instead of downloading (with one --version)")
+    ap.add_argument("--matrix", help="this matrix instead of the packaged one")
+    ap.add_argument("--show", action="store_true", help="also print the image counts of each library")
+    args = ap.parse_args(argv)
+    if args.wheel and len(args.version) != 1:
+        ap.error("--wheel needs exactly one --version")
+    if not args.version and not args.all:
+        ap.error("name releases with --version, or --all")
+    m = load_matrix(args.matrix)
+    rows = [r for r in m.frameworks if r.package == args.package and "linux" in r.os]
+    if args.version:
+        wanted = set(args.version)
+        rows = [r for r in rows if str(r.version) in wanted]
+        missing = wanted - {str(r.version) for r in rows}
+        if missing:
+            ap.error(f"no Linux {args.package} row for {', '.join(sorted(missing))}")
+    else:
+        rows = [r for r in rows if r.sm]
+    differ = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for row in rows:
+            if args.wheel:
+                wheel, name = args.wheel, args.wheel.name
+            else:
+                found = pypi_wheel(args.package, str(row.version))
+                if found is None:
+                    print(f"skip    {row.package} {row.version}: no Linux x86-64 wheel on PyPI")
+                    continue
+                name = found["filename"]
+                wheel = work / name
+                download(found["url"], found["sha256"], wheel)
+            libraries = wheel_libraries(wheel, args.package, work)
+            if wheel.parent == work:
+                wheel.unlink()
+            if args.show:
+                for lib, images in sorted(libraries.items()):
+                    print(f"        {lib}: " + ", ".join(f"{i} x{n}" for i, n in sorted(images.items())))
+            if not compare(row, name, architecture_list(libraries)):
+                differ += 1
+    print(f"{differ} difference(s)")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

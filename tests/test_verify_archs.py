@@ -1,0 +1,191 @@
+"""scripts/verify_archs.py, offline: it reads the fat binaries in real nvcc output and in wheels built here.
+
+tests/fixtures/fatbin/kernels.fatbin was made by nvcc 13.0 from kernels.cu with
+  -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80
+  -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_100f,code=sm_100f
+  -gencode arch=compute_90,code=compute_90
+(NVIDIA's cuobjdump lists sm_75, sm_80, sm_90a, sm_100 and PTX sm_90 in it). Where nvcc is on the machine, a
+test also compiles a shared library and reads it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "fatbin"
+NVCC = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin" / "nvcc"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("verify_archs", REPO / "scripts" / "verify_archs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the script loads
+    spec.loader.exec_module(module)
+    return module
+
+
+va = _script()
+
+
+def _names(images: Counter) -> dict[str, int]:  # type: ignore[type-arg]
+    return {str(i): n for i, n in images.items()}
+
+
+def _library(tmp_path: Path, name: str, fatbins: list[bytes]) -> Path:
+    """A file laid out like a shared library: other bytes around the fat binaries, as in .nv_fatbin."""
+    blob = b"\x7fELF" + os.urandom(4096)
+    for f in fatbins:
+        blob += f + b"\0" * (-len(f) % 8) + os.urandom(512)
+    path = tmp_path / name
+    path.write_bytes(blob)
+    return path
+
+
+def test_reads_every_image_of_nvcc_output() -> None:
+    images = va.fatbin_images(FIXTURES / "kernels.fatbin")
+    assert _names(images) == {"sm_75": 1, "sm_80": 1, "sm_90a": 1, "sm_100": 1, "compute_90": 1}
+
+
+def test_arch_specific_images_are_not_the_architecture_list(tmp_path: Path) -> None:
+    lib = _library(tmp_path, "libtorch_cuda.so", [(FIXTURES / "kernels.fatbin").read_bytes()])
+    # sm_90a runs on 9.0 only and is not what the build was made for; compute_90 is PTX, not SASS.
+    assert va.architecture_list({"libtorch_cuda.so": va.fatbin_images(lib)}) == ("7.5", "8.0", "10.0")
+
+
+def test_a_truncated_or_chance_magic_number_is_skipped(tmp_path: Path) -> None:
+    data = (FIXTURES / "kernels.fatbin").read_bytes()
+    lib = _library(tmp_path, "lib.so", [data[:200], b"\x50\xed\x55\xba\x07\x00\x10\x00" + b"\xff" * 8, data])
+    assert _names(va.fatbin_images(lib)) == {"sm_75": 1, "sm_80": 1, "sm_90a": 1, "sm_100": 1, "compute_90": 1}
+    empty = tmp_path / "empty.so"
+    empty.write_bytes(b"")
+    assert not va.fatbin_images(empty)
+
+
+def test_the_list_is_what_most_kernels_were_built_for() -> None:
+    sass, ptx = va.KIND_SASS, va.KIND_PTX
+    main = Counter({va.Image(sass, a, False): 300 for a in (50, 60, 70, 75, 80, 86, 90)})
+    main[va.Image(sass, 89, False)] = 2  # a few FP8 kernels for Ada only
+    main[va.Image(sass, 90, True)] = 3
+    main[va.Image(ptx, 90, False)] = 300
+    linalg = Counter({va.Image(sass, a, False): 100 for a in (35, 50, 60)})  # a smaller library with its own list
+    libraries = {"libtorch_cuda.so": main, "libtorch_cuda_linalg.so": linalg}
+    assert va.architecture_list(libraries) == ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")
+    assert va.architecture_list({}) == ()
+
+
+def _wheel(tmp_path: Path, members: dict[str, bytes]) -> Path:
+    wheel = tmp_path / "torch-2.6.0-cp311-cp311-manylinux1_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return wheel
+
+
+def _matrix(tmp_path: Path, sm: str) -> Path:
+    text = f"""
+[[framework]]
+package = "torch"
+version = "2.6.0"
+os = ["linux"]
+python = ["3.11"]
+cuda = ["12.4"]
+cuda_default = "12.4"
+cudnn_rule = "bundled"
+sm = [{sm}]
+source = "https://pypi.org/project/torch/2.6.0/"
+
+[[cuda]]
+version = "12.4"
+driver_min_linux = "525.60.13"
+source = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
+"""
+    path = tmp_path / "m.toml"
+    path.write_text(text)
+    return path
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "verify_archs.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_wheel_is_checked_against_its_row(tmp_path: Path) -> None:
+    kernels = (FIXTURES / "kernels.fatbin").read_bytes()
+    own = _library(tmp_path, "own", [kernels]).read_bytes()
+    wheel = _wheel(
+        tmp_path,
+        {
+            "torch/__init__.py": b"",
+            "torch/lib/libtorch_cuda.so": own,
+            "torch/lib/libcudnn_ops.so.9": own + own,  # NVIDIA's bundled library: not the build's list
+            "torch/lib/libc10.so": os.urandom(2048),
+        },
+    )
+    agree = _run(
+        "--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(_matrix(tmp_path, '"7.5", "8.0", "10.0"'))
+    )
+    assert agree.returncode == 0, agree.stdout + agree.stderr
+    assert "ok      torch 2.6.0" in agree.stdout and "carries sm 7.5 8.0 10.0" in agree.stdout
+
+    differ = _run(
+        "--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(_matrix(tmp_path, '"7.5", "8.0"')), "--show"
+    )
+    assert differ.returncode == 1
+    assert "DIFFERS torch 2.6.0" in differ.stdout
+    assert "matrix sm [7.5 8.0]" in differ.stdout and "carries sm 7.5 8.0 10.0" in differ.stdout
+    assert "libtorch_cuda.so: compute_90 x1, sm_75 x1, sm_80 x1, sm_90a x1, sm_100 x1" in differ.stdout
+    assert "libcudnn" not in differ.stdout
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert _run().returncode == 2
+    wheel = _wheel(tmp_path, {"torch/__init__.py": b""})
+    assert _run("--wheel", str(wheel)).returncode == 2
+    unknown = _run("--wheel", str(wheel), "--version", "0.0.1")
+    assert unknown.returncode == 2 and "no Linux torch row for 0.0.1" in unknown.stderr
+
+
+@pytest.mark.skipif(not NVCC.exists() or shutil.which("g++") is None, reason="needs nvcc and a host compiler")
+def test_reads_a_shared_library_nvcc_builds_now(tmp_path: Path) -> None:
+    lib = tmp_path / "libkernels.so"
+    subprocess.run(
+        [
+            str(NVCC),
+            "-shared",
+            "-cudart",
+            "shared",
+            "-Xcompiler",
+            "-fPIC",
+            "-gencode",
+            "arch=compute_75,code=sm_75",
+            "-gencode",
+            "arch=compute_86,code=sm_86",
+            "-gencode",
+            "arch=compute_86,code=compute_86",
+            str(FIXTURES / "kernels.cu"),
+            "-o",
+            str(lib),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    images = va.fatbin_images(lib)
+    assert {str(i) for i in images} == {"sm_75", "sm_86", "compute_86"}
+    assert va.architecture_list({"libkernels.so": images}) == ("7.5", "8.6")
