@@ -402,3 +402,35 @@ def test_a_build_whose_pip_recipe_names_its_pythons_sends_another_python_to_a_ne
     assert rp.options[0].steps[0].shell == "conda create -y -n tensorflow-2.14.1 python=3.10"
     rt.python = PythonVersion.parse("3.10")
     assert plan_for("tensorflow==2.14.1", rt).requirements[0].result.best.check("install") is None  # type: ignore[union-attr]
+
+
+def test_a_laptop_mx450_is_known_and_runs_the_default_torch_2_7_wheel() -> None:
+    gpu = load_matrix().gpu("NVIDIA GeForce MX450")  # as nvidia-smi names it
+    assert gpu is not None and str(gpu.compute_capability) == "7.5"
+    rt = modern_node("NVIDIA GeForce MX450", "7.5", "576.02")
+    rp = plan_for("torch==2.7.0", rt).requirements[0]
+    best = rp.result.best
+    assert best is not None and str(best.cuda) == "12.6" and best.ok
+    cc = best.check("compute_capability")
+    assert cc is not None and cc.status is Status.OK and cc.reason == "wheels carry code for sm_75"
+    # read from the PyPI wheel itself (scripts/verify_archs.py)
+    assert cc.needed == "sm_50, sm_60, sm_70, sm_75, sm_80, sm_86, sm_90"
+
+
+def test_a_kepler_k80_is_told_the_default_torch_2_7_wheel_has_no_code_for_it() -> None:
+    rt = modern_node("Tesla K80", "3.7", "470.82.01", python="3.10")
+    rp = plan_for("torch==2.7.0", rt).requirements[0]
+    cu126 = next(c for c in rp.result.candidates if c.cuda is not None and str(c.cuda) == "12.6")
+    cc = cu126.check("compute_capability")
+    assert cc is not None and cc.status is Status.FAIL
+    assert cc.reason == "wheels carry sm_50, sm_60, sm_70, sm_75, sm_80, sm_86, sm_90; none runs on sm_37"
+    best = rp.result.best
+    assert best is None or str(best.cuda) != "12.6"
+
+
+def test_torch_1_13_0_wheels_carry_sm_86() -> None:
+    rt = modern_node("NVIDIA GeForce RTX 3090", "8.6", "525.60.13", python="3.10")
+    best = plan_for("torch==1.13.0", rt).requirements[0].result.best
+    assert best is not None and str(best.cuda) == "11.7"
+    cc = best.check("compute_capability")
+    assert cc is not None and cc.status is Status.OK and cc.reason == "wheels carry code for sm_86"
