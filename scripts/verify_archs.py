@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
-"""Read which GPU architectures torch's PyPI Linux wheels really carry, and list every matrix row whose
-`sm` differs from them.
+"""Read which GPU architectures a framework's PyPI Linux wheels really carry code for, and list every matrix
+row whose `sm` / `ptx` differ from them.
 
 Run by hand (it downloads wheels of up to 2.5 GB each from PyPI; the tests never run it that way):
-    scripts/verify_archs.py [--version 2.7.0 ...] [--all] [--wheel FILE --version V]
+    scripts/verify_archs.py [--package torch] [--version 2.7.0 ...] [--all] [--wheel FILE --version V]
 
 A CUDA library keeps its kernels in fat binaries: one compiled image (SASS) per architecture, and
 optionally PTX that the driver can compile for newer ones. This reads the fat binary headers of the
-wheel's own libraries (torch/lib, not NVIDIA's bundled ones) without loading them, counts the SASS
-images per architecture, and takes the architectures that most kernels were built for: the
-TORCH_CUDA_ARCH_LIST of that build. A few specialised kernels (sm_89 FP8, sm_90a) do not count, nor do
-arch-specific images (sm_90a, sm_100a), which run on that one architecture only.
+wheel's own shared libraries (not NVIDIA's bundled ones) without loading them, counts the images per
+architecture in the library that holds the most, and takes the architectures that most kernels were built
+for: the build's architecture list (torch's TORCH_CUDA_ARCH_LIST, TensorFlow's TF_CUDA_COMPUTE_CAPABILITIES,
+onnxruntime's CMAKE_CUDA_ARCHITECTURES). A few specialised kernels (sm_89 FP8, sm_90a) do not count.
 
-The plain PyPI wheel is the row's default CUDA variant (cuda_default), so it checks the row's `sm`.
+The plain PyPI wheel is the row's default CUDA variant (cuda_default), so it checks the row's own lists.
 Exit status: 0 when every checked row agrees, 1 when one differs, 2 on a usage error.
 """
 
@@ -35,6 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from packaging.utils import canonicalize_name
+
 from dnnresolve.matrix import load_matrix
 from dnnresolve.model import FrameworkRelease
 
@@ -45,7 +47,21 @@ ARCH_SPECIFIC = 0x100000  # the flag bit of sm_90a-style images
 NVIDIA_LIBRARY = re.compile(
     r"^lib(cudnn|cublas|cufft|curand|cusparse|cusolver|nvrtc|nvToolsExt|cudart|nccl|cupti|nvJitLink|gomp|cufile|nvshmem)"
 )
-PYTHON_PREFERENCE = ("cp311", "cp310", "cp312", "cp39", "cp38", "cp37", "cp36", "cp313", "cp314", "cp315")
+PYTHON_PREFERENCE = (
+    "cp311",
+    "cp310",
+    "cp312",
+    "cp39",
+    "cp38",
+    "cp37",
+    "cp36",
+    "cp35",
+    "cp34",
+    "cp27",
+    "cp313",
+    "cp314",
+    "cp315",
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -105,14 +121,13 @@ def _read_container(data: mmap.mmap, at: int, images: Counter[Image]) -> int:
     return end
 
 
-def wheel_libraries(wheel: Path, package: str, workdir: Path) -> dict[str, Counter[Image]]:
-    """The images of each of the wheel's own CUDA libraries (<package>/lib/*.so*), one file on disk at a time."""
+def wheel_libraries(wheel: Path, workdir: Path) -> dict[str, Counter[Image]]:
+    """The images of each of the wheel's own shared libraries (not NVIDIA's), one file on disk at a time."""
     found: dict[str, Counter[Image]] = {}
     with zipfile.ZipFile(wheel) as z:
         for info in z.infolist():
-            name = info.filename
-            base = name.rsplit("/", 1)[-1]
-            if not name.startswith(f"{package}/lib/") or ".so" not in base or NVIDIA_LIBRARY.match(base):
+            base = info.filename.rsplit("/", 1)[-1]
+            if ".so" not in base or NVIDIA_LIBRARY.match(base):
                 continue
             target = workdir / base
             with z.open(info) as src, open(target, "wb") as dst:
@@ -124,19 +139,45 @@ def wheel_libraries(wheel: Path, package: str, workdir: Path) -> dict[str, Count
     return found
 
 
-def architecture_list(libraries: dict[str, Counter[Image]]) -> tuple[str, ...]:
-    """The build's architecture list: SASS architectures that at least half as many kernels were built for as
-    the most common one, in the library that holds the most SASS images."""
-    sass = {
-        lib: Counter({i.arch: n for i, n in images.items() if i.kind == KIND_SASS and not i.specific})
-        for lib, images in libraries.items()
-    }
+@dataclass(frozen=True)
+class BuildCode:
+    """What a build carries: SASS architectures ("9.0a" for an arch-specific image) and PTX architectures."""
+
+    sm: tuple[str, ...]
+    ptx: tuple[str, ...]
+
+    def __str__(self) -> str:
+        text = f"sm {' '.join(self.sm) or '-'}"
+        return text + (f" + PTX {' '.join(self.ptx)}" if self.ptx else "")
+
+    def matches(self, row_sm: tuple[str, ...], row_ptx: tuple[str, ...]) -> bool:
+        # the matrix writes an arch-specific architecture plainly (sm_90a runs on 9.0 only; no 9.x but 9.0 exists)
+        return tuple(s.rstrip("a") for s in self.sm) == row_sm and self.ptx == row_ptx
+
+
+def architecture_list(libraries: dict[str, Counter[Image]]) -> BuildCode:
+    """The build's architecture list, in the library that holds the most SASS images: the SASS and the PTX
+    architectures that at least a quarter as many kernels were built for as the most common one. A few
+    specialised kernels (torch's sm_89 FP8, sm_90a, sm_100a) stay out; a build made arch-specific for an
+    architecture (onnxruntime's sm_90a, sm_120a) has it as a main one."""
+
+    def count(images: Counter[Image], kind: int) -> Counter[Image]:
+        return Counter({i: n for i, n in images.items() if i.kind == kind})
+
+    sass = {lib: count(images, KIND_SASS) for lib, images in libraries.items()}
     sass = {lib: c for lib, c in sass.items() if c}
     if not sass:
-        return ()
+        return BuildCode((), ())
     main = max(sass, key=lambda lib: sum(sass[lib].values()))
-    most = max(sass[main].values())
-    return tuple(capability(a) for a in sorted(a for a, n in sass[main].items() if 2 * n >= most))
+
+    def common(images: Counter[Image]) -> tuple[str, ...]:
+        if not images:
+            return ()
+        most = max(images.values())
+        chosen = sorted(i for i, n in images.items() if 4 * n >= most)
+        return tuple(capability(i.arch) + ("a" if i.specific else "") for i in chosen)
+
+    return BuildCode(common(sass[main]), common(count(libraries[main], KIND_PTX)))
 
 
 def pypi_wheel(package: str, version: str) -> dict[str, str] | None:
@@ -146,8 +187,13 @@ def pypi_wheel(package: str, version: str) -> dict[str, str] | None:
     )
     with urllib.request.urlopen(request, timeout=60) as response:
         files = json.load(response)["files"]
-    prefix = f"{package}-{version}-"
-    linux = [f for f in files if f["filename"].startswith(prefix) and re.search(r"linux.*x86_64", f["filename"])]
+    linux = []
+    for f in files:
+        # name-version-python-abi-platform.whl, the name with "_" for "-" (older uploads kept its case)
+        parts = f["filename"].split("-")
+        name_matches = len(parts) >= 5 and canonicalize_name(parts[0]) == package and parts[1] == version
+        if name_matches and re.search(r"linux.*x86_64", parts[-1]):
+            linux.append(f)
     for tag in PYTHON_PREFERENCE:
         for f in linux:
             if f"-{tag}-" in f["filename"]:
@@ -165,25 +211,27 @@ def download(url: str, sha256: str, target: Path) -> None:
         raise SystemExit(f"verify_archs: {target.name}: sha256 {digest.hexdigest()} is not the index's {sha256}")
 
 
-def compare(row: FrameworkRelease, wheel_name: str, carried: tuple[str, ...]) -> bool:
+def compare(row: FrameworkRelease, wheel_name: str, carried: BuildCode) -> bool:
     """Print one line for the row; True when it agrees with the wheel."""
-    stated = tuple(str(s) for s in row.sm)
+    stated_sm = tuple(str(s) for s in row.sm)
+    stated_ptx = tuple(str(s) for s in row.ptx)
+    stated = BuildCode(stated_sm, stated_ptx)
     where = f"{row.package} {row.version} (matrix line {row.line}, default CUDA {row.cuda_default})"
-    if not carried:
+    if not carried.sm and not carried.ptx:
         print(f"none    {where}: {wheel_name} holds no CUDA images (a CPU wheel?)")
-        return not stated
-    if stated == carried:
-        print(f"ok      {where}: {wheel_name} carries sm {' '.join(carried)}")
+        return not stated_sm and not stated_ptx
+    if carried.matches(stated_sm, stated_ptx):
+        print(f"ok      {where}: {wheel_name} carries {carried}")
         return True
-    print(f"DIFFERS {where}: matrix sm [{' '.join(stated)}], {wheel_name} carries sm {' '.join(carried)}")
+    print(f"DIFFERS {where}: matrix {stated}, {wheel_name} carries {carried}")
     return False
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--package", default="torch", help="the framework (its wheels keep libraries in <package>/lib)")
+    ap.add_argument("--package", default="torch", help="the framework's PyPI package (torch, onnxruntime-gpu, ...)")
     ap.add_argument("--version", action="append", default=[], help="a release to check (repeatable)")
-    ap.add_argument("--all", action="store_true", help="every Linux row that states sm")
+    ap.add_argument("--all", action="store_true", help="every Linux row of the package")
     ap.add_argument("--wheel", type=Path, help="read this wheel instead of downloading (with one --version)")
     ap.add_argument("--matrix", help="this matrix instead of the packaged one")
     ap.add_argument("--show", action="store_true", help="also print the image counts of each library")
@@ -193,15 +241,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.version and not args.all:
         ap.error("name releases with --version, or --all")
     m = load_matrix(args.matrix)
-    rows = [r for r in m.frameworks if r.package == args.package and "linux" in r.os]
+    package = canonicalize_name(args.package)
+    rows = [r for r in m.frameworks if r.package == package and "linux" in r.os]
     if args.version:
         wanted = set(args.version)
         rows = [r for r in rows if str(r.version) in wanted]
         missing = wanted - {str(r.version) for r in rows}
         if missing:
-            ap.error(f"no Linux {args.package} row for {', '.join(sorted(missing))}")
-    else:
-        rows = [r for r in rows if r.sm]
+            ap.error(f"no Linux {package} row for {', '.join(sorted(missing))}")
     differ = 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -209,14 +256,14 @@ def main(argv: list[str] | None = None) -> int:
             if args.wheel:
                 wheel, name = args.wheel, args.wheel.name
             else:
-                found = pypi_wheel(args.package, str(row.version))
+                found = pypi_wheel(package, str(row.version))
                 if found is None:
                     print(f"skip    {row.package} {row.version}: no Linux x86-64 wheel on PyPI")
                     continue
                 name = found["filename"]
                 wheel = work / name
                 download(found["url"], found["sha256"], wheel)
-            libraries = wheel_libraries(wheel, args.package, work)
+            libraries = wheel_libraries(wheel, work)
             if wheel.parent == work:
                 wheel.unlink()
             if args.show:

@@ -67,6 +67,8 @@ def test_second_row_error_points_at_its_header_line() -> None:
         (('cudnn = ["5.1"]', 'cudnn_rule = "loose"'), "cudnn_rule", "unknown rule"),
         (('cudnn = ["5.1"]', 'on_pypi = "no"'), "on_pypi", "expected true or false"),
         (('cudnn = ["5.1"]', "wheels_any_python = 1"), "wheels_any_python", "expected true or false"),
+        (('cudnn = ["5.1"]', 'ptx = ["eight"]'), "ptx", "not a compute capability"),
+        (('cudnn = ["5.1"]', 'ptx = "8.0"'), "ptx", "list"),
     ],
 )
 def test_schema_errors(mutation: tuple[str, str], field: str, words: str) -> None:

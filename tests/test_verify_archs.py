@@ -58,10 +58,13 @@ def test_reads_every_image_of_nvcc_output() -> None:
     assert _names(images) == {"sm_75": 1, "sm_80": 1, "sm_90a": 1, "sm_100": 1, "compute_90": 1}
 
 
-def test_arch_specific_images_are_not_the_architecture_list(tmp_path: Path) -> None:
+def test_the_build_code_names_sass_ptx_and_arch_specific_images(tmp_path: Path) -> None:
     lib = _library(tmp_path, "libtorch_cuda.so", [(FIXTURES / "kernels.fatbin").read_bytes()])
-    # sm_90a runs on 9.0 only and is not what the build was made for; compute_90 is PTX, not SASS.
-    assert va.architecture_list({"libtorch_cuda.so": va.fatbin_images(lib)}) == ("7.5", "8.0", "10.0")
+    code = va.architecture_list({"libtorch_cuda.so": va.fatbin_images(lib)})
+    assert code == va.BuildCode(("7.5", "8.0", "9.0a", "10.0"), ("9.0",))
+    assert str(code) == "sm 7.5 8.0 9.0a 10.0 + PTX 9.0"
+    assert code.matches(("7.5", "8.0", "9.0", "10.0"), ("9.0",))  # the matrix writes 9.0a as 9.0
+    assert not code.matches(("7.5", "8.0", "9.0", "10.0"), ())
 
 
 def test_a_truncated_or_chance_magic_number_is_skipped(tmp_path: Path) -> None:
@@ -81,8 +84,19 @@ def test_the_list_is_what_most_kernels_were_built_for() -> None:
     main[va.Image(ptx, 90, False)] = 300
     linalg = Counter({va.Image(sass, a, False): 100 for a in (35, 50, 60)})  # a smaller library with its own list
     libraries = {"libtorch_cuda.so": main, "libtorch_cuda_linalg.so": linalg}
-    assert va.architecture_list(libraries) == ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")
-    assert va.architecture_list({}) == ()
+    assert va.architecture_list(libraries) == va.BuildCode(("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"), ("9.0",))
+    # onnxruntime 1.31.1's counts: built arch-specific for Hopper and Blackwell, fewer kernels for Turing
+    ort = Counter({va.Image(sass, 75, False): 217, va.Image(sass, 90, True): 600, va.Image(sass, 120, True): 317})
+    ort.update({va.Image(sass, a, False): 308 for a in (80, 86, 89)})
+    assert va.architecture_list({"libonnxruntime_providers_cuda.so": ort}).sm == (
+        "7.5",
+        "8.0",
+        "8.6",
+        "8.9",
+        "9.0a",
+        "12.0a",
+    )
+    assert va.architecture_list({}) == va.BuildCode((), ())
 
 
 def _wheel(tmp_path: Path, members: dict[str, bytes]) -> Path:
@@ -93,7 +107,7 @@ def _wheel(tmp_path: Path, members: dict[str, bytes]) -> Path:
     return wheel
 
 
-def _matrix(tmp_path: Path, sm: str) -> Path:
+def _matrix(tmp_path: Path, sm: str, ptx: str = "") -> Path:
     text = f"""
 [[framework]]
 package = "torch"
@@ -104,6 +118,7 @@ cuda = ["12.4"]
 cuda_default = "12.4"
 cudnn_rule = "bundled"
 sm = [{sm}]
+ptx = [{ptx}]
 source = "https://pypi.org/project/torch/2.6.0/"
 
 [[cuda]]
@@ -137,18 +152,17 @@ def test_a_wheel_is_checked_against_its_row(tmp_path: Path) -> None:
             "torch/lib/libc10.so": os.urandom(2048),
         },
     )
-    agree = _run(
-        "--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(_matrix(tmp_path, '"7.5", "8.0", "10.0"'))
-    )
+    matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"')
+    agree = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
     assert agree.returncode == 0, agree.stdout + agree.stderr
-    assert "ok      torch 2.6.0" in agree.stdout and "carries sm 7.5 8.0 10.0" in agree.stdout
+    assert "ok      torch 2.6.0" in agree.stdout and "carries sm 7.5 8.0 9.0a 10.0 + PTX 9.0" in agree.stdout
 
     differ = _run(
         "--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(_matrix(tmp_path, '"7.5", "8.0"')), "--show"
     )
     assert differ.returncode == 1
     assert "DIFFERS torch 2.6.0" in differ.stdout
-    assert "matrix sm [7.5 8.0]" in differ.stdout and "carries sm 7.5 8.0 10.0" in differ.stdout
+    assert "matrix sm 7.5 8.0, " in differ.stdout and "carries sm 7.5 8.0 9.0a 10.0 + PTX 9.0" in differ.stdout
     assert "libtorch_cuda.so: compute_90 x1, sm_75 x1, sm_80 x1, sm_90a x1, sm_100 x1" in differ.stdout
     assert "libcudnn" not in differ.stdout
 
@@ -188,4 +202,4 @@ def test_reads_a_shared_library_nvcc_builds_now(tmp_path: Path) -> None:
     )
     images = va.fatbin_images(lib)
     assert {str(i) for i in images} == {"sm_75", "sm_86", "compute_86"}
-    assert va.architecture_list({"libkernels.so": images}) == ("7.5", "8.6")
+    assert va.architecture_list({"libkernels.so": images}) == va.BuildCode(("7.5", "8.6"), ("8.6",))

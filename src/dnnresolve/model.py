@@ -33,6 +33,7 @@ class InstallRecipe:
     note: str = ""
     companions: tuple[tuple[str, str], ...] = ()  # ("torchvision", "0.16.0"), ...
     sm: tuple[ComputeCapability, ...] = ()  # architectures this variant's binaries carry, when stated
+    ptx: tuple[ComputeCapability, ...] = ()  # architectures it carries PTX for (JIT-compiled for newer GPUs)
     cudnn: tuple[CudnnVersion, ...] = ()  # the cuDNN series this variant was built against, when stated
 
     def to_dict(self) -> dict[str, Any]:
@@ -47,6 +48,8 @@ class InstallRecipe:
             d["companions"] = dict(self.companions)
         if self.sm:
             d["sm"] = [str(s) for s in self.sm]
+        if self.ptx:
+            d["ptx"] = [str(s) for s in self.ptx]
         if self.cudnn:
             d["cudnn"] = [str(c) for c in self.cudnn]
         return d
@@ -66,7 +69,8 @@ class FrameworkRelease:
     cudnn: tuple[CudnnVersion, ...] = ()
     cudnn_rule: CudnnRule | None = None
     compute_capability_min: ComputeCapability | None = None
-    sm: tuple[ComputeCapability, ...] = ()
+    sm: tuple[ComputeCapability, ...] = ()  # the plain PyPI wheel's (cuda_default's) SASS architectures
+    ptx: tuple[ComputeCapability, ...] = ()  # and its PTX, which the driver compiles for newer GPUs
     aliases: tuple[str, ...] = ()
     compiler: str = ""
     build_tool: str = ""

@@ -63,6 +63,7 @@ def release_record(matrix: Matrix, row: FrameworkRelease) -> dict[str, Any]:
         "driver_min_by_cuda": drivers,
         "compute_capability_min": str(row.compute_capability_min) if row.compute_capability_min else None,
         "sm": [str(s) for s in row.sm],
+        "ptx": [str(s) for s in row.ptx],
         "compiler": row.compiler or None,
         "build_tool": row.build_tool or None,
         "wheels_any_python": row.wheels_any_python,

@@ -55,10 +55,11 @@ INSTALL_KEYS = frozenset(
         "torchaudio",
         "os",
         "sm",
+        "ptx",
         "cudnn",
     }
 )
-_LIST_KEYS = ("packages", "channels", "python", "os", "sm", "cudnn")
+_LIST_KEYS = ("packages", "channels", "python", "os", "sm", "ptx", "cudnn")
 _URL = re.compile(r"https?://[^\s\"'<>]+")
 
 T = TypeVar("T")
@@ -205,6 +206,7 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
             row.fail("install", f"entry {i}: a conda recipe needs 'packages'")
         companions = tuple((k, item[k]) for k in ("torchvision", "torchaudio") if item.get(k))
         sm = _recipe_versions(row, i, item, "sm", ComputeCapability.parse)
+        ptx = _recipe_versions(row, i, item, "ptx", ComputeCapability.parse)
         cudnn = _recipe_versions(row, i, item, "cudnn", CudnnVersion.parse)
         out.append(
             InstallRecipe(
@@ -221,6 +223,7 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
                 note=item.get("note", ""),
                 companions=companions,
                 sm=tuple(sm),
+                ptx=tuple(ptx),
                 cudnn=tuple(cudnn),
             )
         )
@@ -242,6 +245,7 @@ def _framework(row: Row) -> FrameworkRelease:
             "cudnn_rule",
             "compute_capability_min",
             "sm",
+            "ptx",
             "compiler",
             "build_tool",
             "on_pypi",
@@ -279,6 +283,7 @@ def _framework(row: Row) -> FrameworkRelease:
         cudnn_rule=rule,
         compute_capability_min=row.parsed("compute_capability_min", ComputeCapability.parse),
         sm=row.parsed_list("sm", ComputeCapability.parse),
+        ptx=row.parsed_list("ptx", ComputeCapability.parse),
         aliases=tuple(canonicalize_name(a) for a in row.texts("aliases")),
         compiler=row.text("compiler"),
         build_tool=row.text("build_tool"),

@@ -354,11 +354,28 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
         return Check("compute_capability", Status.UNKNOWN, "GPU not known", "", "", row.source)
     cc = min(ccs)
     found = str(cc)
-    sm = _variant_sm(row, cuda)
-    if sm:
-        needed = ", ".join(s.sm for s in sm)
+    sm, ptx = _variant_code(row, cuda)
+    if sm or ptx:
+        needed = " + PTX ".join(
+            part
+            for part in (", ".join(s.sm for s in sm), ", ".join(f"compute_{p.major}{p.minor}" for p in ptx))
+            if part
+        )
+        if not sm:
+            needed = f"PTX {needed}"
         if binary_runs_on(cc, sm):
             return Check("compute_capability", Status.OK, f"wheels carry code for {cc.sm}", needed, found, row.source)
+        if binary_runs_on(cc, (), ptx):
+            jit = max(p for p in ptx if p <= cc)
+            return Check(
+                "compute_capability",
+                Status.WARN,
+                f"wheels carry no {cc.sm} code: the driver compiles their PTX (compute_{jit.major}{jit.minor}) "
+                "for it at first use, which can take many minutes",
+                needed,
+                found,
+                row.source,
+            )
         return Check(
             "compute_capability", Status.FAIL, f"wheels carry {needed}; none runs on {cc.sm}", needed, found, row.source
         )
@@ -407,14 +424,17 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
     )
 
 
-def _variant_sm(row: FrameworkRelease, cuda: CudaVersion) -> tuple[ComputeCapability, ...]:
-    """The architectures this variant's binaries carry: its recipe's list, else the row's (the default wheel's)."""
+def _variant_code(
+    row: FrameworkRelease, cuda: CudaVersion
+) -> tuple[tuple[ComputeCapability, ...], tuple[ComputeCapability, ...]]:
+    """The architectures this variant's binaries carry code for, as (SASS, PTX): its recipe's lists, else the
+    row's (the default wheel's)."""
     for rec in row.install:
-        if rec.sm and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series:
-            return rec.sm
+        if (rec.sm or rec.ptx) and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series:
+            return rec.sm, rec.ptx
     if row.cuda_default is None or row.cuda_default.series == cuda.series or len(row.cuda) == 1:
-        return row.sm
-    return ()
+        return row.sm, row.ptx
+    return (), ()
 
 
 def system_cuda_ok(build: CudaVersion, have: CudaVersion) -> bool:

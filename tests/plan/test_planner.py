@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 
-from dnnresolve.matrix import load_matrix
+from dnnresolve.matrix import load_matrix, parse_matrix
 from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Module, Runtime
 from dnnresolve.plan import Plan, make_plan
 from dnnresolve.render.plan import to_json, to_sh
@@ -434,3 +434,42 @@ def test_torch_1_13_0_wheels_carry_sm_86() -> None:
     assert best is not None and str(best.cuda) == "11.7"
     cc = best.check("compute_capability")
     assert cc is not None and cc.status is Status.OK and cc.reason == "wheels carry code for sm_86"
+
+
+PTX_ROW = """
+[[framework]]
+package = "tensorflow"
+version = "2.15.0"
+os = ["linux"]
+python = ["3.11"]
+cuda = ["12.2"]
+sm = ["5.0", "6.0", "7.0", "7.5"]
+ptx = ["8.0"]
+source = "https://pypi.org/project/tensorflow/2.15.0/"
+
+[[cuda]]
+version = "12.2"
+driver_min_linux = "525.60.13"
+source = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
+"""
+
+
+def test_ptx_runs_newer_gpus_with_a_warning_and_never_older_ones() -> None:
+    m = parse_matrix(PTX_ROW, "m.toml")
+
+    def check(cc: str):  # type: ignore[no-untyped-def]
+        rt = modern_node("GPU", cc, "550.54.15")
+        best = solve([parse_requirement("tensorflow==2.15.0")], rt, m).results[0].candidates[0]
+        return best.check("compute_capability")
+
+    sass = check("7.5")
+    assert sass.status is Status.OK and sass.reason == "wheels carry code for sm_75"
+    jit = check("9.0")
+    assert jit.status is Status.WARN
+    assert jit.reason.startswith("wheels carry no sm_90 code: the driver compiles their PTX (compute_80)")
+    assert jit.needed == "sm_50, sm_60, sm_70, sm_75 + PTX compute_80"
+    old = check("3.7")
+    assert (
+        old.status is Status.FAIL
+        and old.reason == "wheels carry sm_50, sm_60, sm_70, sm_75 + PTX compute_80; none runs on sm_37"
+    )

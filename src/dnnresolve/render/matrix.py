@@ -80,18 +80,33 @@ def _one(r: dict[str, Any], out: Any) -> None:
         ("min driver linux", r["driver_min_linux"] or ""),
         ("min driver windows", r["driver_min_windows"] or ""),
         ("min compute capability", r["compute_capability_min"] or ""),
+        ("gpu code (plain PyPI wheel)", gpu_code(r.get("sm", []), r.get("ptx", []))),
         ("compiler", r["compiler"] or ""),
         ("build tool", r["build_tool"] or ""),
     ]
     for inst in r["install"]:
         cudnn = f", cudnn {', '.join(inst['cudnn'])}" if inst.get("cudnn") else ""
-        rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'}{cudnn})", install_command(inst)))
+        code = gpu_code(inst.get("sm", []), inst.get("ptx", []))
+        code = f", {code}" if code else ""
+        rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'}{cudnn}{code})", install_command(inst)))
     rows.append(("note", r["note"] or ""))
     rows.append(("source", r["source"]))
     for key, value in rows:
         if value:
             t.add_row(_e(key), _e(value))
     out.print(t)
+
+
+def gpu_code(sm: list[str], ptx: list[str]) -> str:
+    """``["5.0", "8.6"]``, ``["8.0"]`` -> ``sm_50 sm_86 + PTX compute_80``: the code a build carries."""
+
+    def name(prefix: str, cc: str) -> str:
+        return prefix + cc.replace(".", "")
+
+    parts = [" ".join(name("sm_", s) for s in sm)] if sm else []
+    if ptx:
+        parts.append("PTX " + " ".join(name("compute_", p) for p in ptx))
+    return " + ".join(parts)
 
 
 def _e(text: str) -> str:
