@@ -82,48 +82,56 @@ def capability(arch: int) -> str:
     return f"{arch // 10}.{arch % 10}"
 
 
-def fatbin_images(path: Path) -> Counter[Image]:
-    """Count the images of every fat binary in a file (a shared library, or a .fatbin)."""
-    images: Counter[Image] = Counter()
+def fatbin_containers(path: Path) -> list[Counter[Image]]:
+    """The images of each fat binary container in a file (a shared library, or a .fatbin). A container holds
+    what one compilation unit was built into: one image per architecture it was compiled for."""
+    containers: list[Counter[Image]] = []
     with open(path, "rb") as f:
         if f.seek(0, 2) == 0:
-            return images
+            return containers
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
             at = data.find(FATBIN_MAGIC)
             while at != -1:
-                images_end = _read_container(data, at, images)
-                at = data.find(FATBIN_MAGIC, images_end if images_end > at else at + 4)
-    return images
+                end, images = _read_container(data, at)
+                if images:
+                    containers.append(images)
+                at = data.find(FATBIN_MAGIC, end if end > at else at + 4)
+    return containers
 
 
-def _read_container(data: mmap.mmap, at: int, images: Counter[Image]) -> int:
-    """Read one container (16-byte header, then images, each a header and its payload) and return its end.
-    A container whose images do not fill it exactly is the magic number by chance, or cut short: -1."""
+def fatbin_images(path: Path) -> Counter[Image]:
+    """All the images of every container in a file, counted."""
+    return sum(fatbin_containers(path), Counter())
+
+
+def _read_container(data: mmap.mmap, at: int) -> tuple[int, Counter[Image]]:
+    """Read one container (16-byte header, then images, each a header and its payload): its end and images.
+    A container whose images do not fill it exactly is the magic number by chance, or cut short: (-1, none)."""
+    found: Counter[Image] = Counter()
     if at + 16 > len(data):
-        return -1
+        return -1, found
     _, version, header_size, size = struct.unpack_from("<IHHQ", data, at)
     end: int = at + header_size + size
     if version != 1 or header_size != 16 or end > len(data):
-        return -1
-    found: Counter[Image] = Counter()
+        return -1, found
     p = at + header_size
     while p + 32 <= end:
         kind, _, image_header, payload = struct.unpack_from("<HHIQ", data, p)
         if image_header < 32 or kind not in (KIND_PTX, KIND_SASS):
-            return -1
+            return -1, Counter()
         arch = struct.unpack_from("<I", data, p + 28)[0]
         flags = struct.unpack_from("<Q", data, p + 40)[0] if image_header >= 48 else 0
         found[Image(kind, arch, bool(flags & ARCH_SPECIFIC))] += 1
         p += image_header + payload
     if p != end:
-        return -1
-    images.update(found)
-    return end
+        return -1, Counter()
+    return end, found
 
 
-def wheel_libraries(wheel: Path, workdir: Path) -> dict[str, Counter[Image]]:
-    """The images of each of the wheel's own shared libraries (not NVIDIA's), one file on disk at a time."""
-    found: dict[str, Counter[Image]] = {}
+def wheel_libraries(wheel: Path, workdir: Path) -> dict[str, list[Counter[Image]]]:
+    """The fat binary containers of each of the wheel's own shared libraries (not NVIDIA's), one file on disk
+    at a time."""
+    found: dict[str, list[Counter[Image]]] = {}
     with zipfile.ZipFile(wheel) as z:
         for info in z.infolist():
             base = info.filename.rsplit("/", 1)[-1]
@@ -132,10 +140,10 @@ def wheel_libraries(wheel: Path, workdir: Path) -> dict[str, Counter[Image]]:
             target = workdir / base
             with z.open(info) as src, open(target, "wb") as dst:
                 shutil.copyfileobj(src, dst, 1 << 20)
-            images = fatbin_images(target)
+            containers = fatbin_containers(target)
             target.unlink()
-            if images:
-                found[base] = images
+            if containers:
+                found[base] = containers
     return found
 
 
@@ -155,29 +163,31 @@ class BuildCode:
         return tuple(s.rstrip("a") for s in self.sm) == row_sm and self.ptx == row_ptx
 
 
-def architecture_list(libraries: dict[str, Counter[Image]]) -> BuildCode:
-    """The build's architecture list, in the library that holds the most SASS images: the SASS and the PTX
-    architectures that at least a quarter as many kernels were built for as the most common one. A few
-    specialised kernels (torch's sm_89 FP8, sm_90a, sm_100a) stay out; a build made arch-specific for an
-    architecture (onnxruntime's sm_90a, sm_120a) has it as a main one."""
-
-    def count(images: Counter[Image], kind: int) -> Counter[Image]:
-        return Counter({i: n for i, n in images.items() if i.kind == kind})
-
-    sass = {lib: count(images, KIND_SASS) for lib, images in libraries.items()}
-    sass = {lib: c for lib, c in sass.items() if c}
-    if not sass:
+def architecture_list(libraries: dict[str, list[Counter[Image]]]) -> BuildCode:
+    """The build's architecture list: in the library with the most containers, the set of images that most
+    containers (compilation units) were built with. Kernels built apart (torch's sm_89 FP8 and sm_90a files, a
+    statically linked MAGMA with its own list) are fewer; a build made arch-specific for an architecture
+    (onnxruntime's sm_90a, sm_120a) names it with its "a"."""
+    with_sass = {
+        lib: [c for c in containers if any(i.kind == KIND_SASS for i in c)] for lib, containers in libraries.items()
+    }
+    with_sass = {lib: c for lib, c in with_sass.items() if c}
+    if not with_sass:
         return BuildCode((), ())
-    main = max(sass, key=lambda lib: sum(sass[lib].values()))
+    main = max(with_sass, key=lambda lib: len(with_sass[lib]))
+    sets = Counter(frozenset(c) for c in with_sass[main])
+    chosen = max(sets, key=lambda s: (sets[s], len(s)))
 
-    def common(images: Counter[Image]) -> tuple[str, ...]:
-        if not images:
-            return ()
-        most = max(images.values())
-        chosen = sorted(i for i, n in images.items() if 4 * n >= most)
-        return tuple(capability(i.arch) + ("a" if i.specific else "") for i in chosen)
+    def names(kind: int) -> tuple[str, ...]:
+        return tuple(capability(i.arch) + ("a" if i.specific else "") for i in sorted(chosen) if i.kind == kind)
 
-    return BuildCode(common(sass[main]), common(count(libraries[main], KIND_PTX)))
+    return BuildCode(names(KIND_SASS), names(KIND_PTX))
+
+
+def common_sets(containers: list[Counter[Image]], n: int = 3) -> list[tuple[str, int]]:
+    """The ``n`` commonest image sets among containers, for --show."""
+    sets = Counter(frozenset(c) for c in containers)
+    return [(" ".join(str(i) for i in sorted(s)), k) for s, k in sets.most_common(n)]
 
 
 def pypi_wheel(package: str, version: str) -> dict[str, str] | None:
@@ -267,8 +277,11 @@ def main(argv: list[str] | None = None) -> int:
             if wheel.parent == work:
                 wheel.unlink()
             if args.show:
-                for lib, images in sorted(libraries.items()):
+                for lib, containers in sorted(libraries.items()):
+                    images: Counter[Image] = sum(containers, Counter())
                     print(f"        {lib}: " + ", ".join(f"{i} x{n}" for i, n in sorted(images.items())))
+                    for text, k in common_sets(containers):
+                        print(f"          {k} containers: {text}")
             if not compare(row, name, architecture_list(libraries)):
                 differ += 1
     print(f"{differ} difference(s)")

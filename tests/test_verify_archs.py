@@ -60,7 +60,7 @@ def test_reads_every_image_of_nvcc_output() -> None:
 
 def test_the_build_code_names_sass_ptx_and_arch_specific_images(tmp_path: Path) -> None:
     lib = _library(tmp_path, "libtorch_cuda.so", [(FIXTURES / "kernels.fatbin").read_bytes()])
-    code = va.architecture_list({"libtorch_cuda.so": va.fatbin_images(lib)})
+    code = va.architecture_list({"libtorch_cuda.so": va.fatbin_containers(lib)})
     assert code == va.BuildCode(("7.5", "8.0", "9.0a", "10.0"), ("9.0",))
     assert str(code) == "sm 7.5 8.0 9.0a 10.0 + PTX 9.0"
     assert code.matches(("7.5", "8.0", "9.0", "10.0"), ("9.0",))  # the matrix writes 9.0a as 9.0
@@ -76,18 +76,25 @@ def test_a_truncated_or_chance_magic_number_is_skipped(tmp_path: Path) -> None:
     assert not va.fatbin_images(empty)
 
 
-def test_the_list_is_what_most_kernels_were_built_for() -> None:
+def _unit(*images: tuple[int, int, bool]) -> Counter:  # type: ignore[type-arg]
+    """One compilation unit's container: an image per (kind, arch, arch-specific)."""
+    return Counter(va.Image(*i) for i in images)
+
+
+def test_the_list_is_what_most_compilation_units_were_built_for() -> None:
     sass, ptx = va.KIND_SASS, va.KIND_PTX
-    main = Counter({va.Image(sass, a, False): 300 for a in (50, 60, 70, 75, 80, 86, 90)})
-    main[va.Image(sass, 89, False)] = 2  # a few FP8 kernels for Ada only
-    main[va.Image(sass, 90, True)] = 3
-    main[va.Image(ptx, 90, False)] = 300
-    linalg = Counter({va.Image(sass, a, False): 100 for a in (35, 50, 60)})  # a smaller library with its own list
-    libraries = {"libtorch_cuda.so": main, "libtorch_cuda_linalg.so": linalg}
-    assert va.architecture_list(libraries) == va.BuildCode(("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"), ("9.0",))
-    # onnxruntime 1.31.1's counts: built arch-specific for Hopper and Blackwell, fewer kernels for Turing
-    ort = Counter({va.Image(sass, 75, False): 217, va.Image(sass, 90, True): 600, va.Image(sass, 120, True): 317})
-    ort.update({va.Image(sass, a, False): 308 for a in (80, 86, 89)})
+    torch_list = [(sass, a, False) for a in (37, 50, 60, 70)]
+    magma_list = [(sass, a, False) for a in (35, 50, 60, 61, 70)]
+    # torch 1.8.0's libtorch_cuda.so: its own units, a statically linked MAGMA with another list, FP8 extras
+    units = [_unit(*torch_list)] * 500 + [_unit(*magma_list)] * 450 + [_unit((sass, 89, False))] * 2
+    linalg = [_unit((sass, 35, False), (sass, 50, False))] * 100  # a smaller library
+    libraries = {"libtorch_cuda.so": units, "libtorch_cuda_linalg.so": linalg}
+    assert va.architecture_list(libraries) == va.BuildCode(("3.7", "5.0", "6.0", "7.0"), ())
+    # TensorFlow: SASS for older architectures and PTX for the newest
+    tf = [_unit((sass, 50, False), (sass, 60, False), (ptx, 80, False))] * 9 + [_unit((sass, 80, False))]
+    assert va.architecture_list({"libtensorflow_cc.so.2": tf}) == va.BuildCode(("5.0", "6.0"), ("8.0",))
+    # onnxruntime 1.31.1: built arch-specific for Hopper and Blackwell
+    ort = [_unit(*[(sass, a, False) for a in (75, 80, 86, 89)], (sass, 90, True), (sass, 120, True))] * 5
     assert va.architecture_list({"libonnxruntime_providers_cuda.so": ort}).sm == (
         "7.5",
         "8.0",
@@ -97,6 +104,7 @@ def test_the_list_is_what_most_kernels_were_built_for() -> None:
         "12.0a",
     )
     assert va.architecture_list({}) == va.BuildCode((), ())
+    assert va.architecture_list({"libc10.so": [_unit((ptx, 80, False))]}) == va.BuildCode((), ())
 
 
 def _wheel(tmp_path: Path, members: dict[str, bytes]) -> Path:
@@ -164,6 +172,7 @@ def test_a_wheel_is_checked_against_its_row(tmp_path: Path) -> None:
     assert "DIFFERS torch 2.6.0" in differ.stdout
     assert "matrix sm 7.5 8.0, " in differ.stdout and "carries sm 7.5 8.0 9.0a 10.0 + PTX 9.0" in differ.stdout
     assert "libtorch_cuda.so: compute_90 x1, sm_75 x1, sm_80 x1, sm_90a x1, sm_100 x1" in differ.stdout
+    assert "1 containers: compute_90 sm_75 sm_80 sm_90a sm_100" in differ.stdout
     assert "libcudnn" not in differ.stdout
 
 
@@ -202,4 +211,5 @@ def test_reads_a_shared_library_nvcc_builds_now(tmp_path: Path) -> None:
     )
     images = va.fatbin_images(lib)
     assert {str(i) for i in images} == {"sm_75", "sm_86", "compute_86"}
-    assert va.architecture_list({"libkernels.so": images}) == va.BuildCode(("7.5", "8.6"), ("8.6",))
+    code = va.architecture_list({"libkernels.so": va.fatbin_containers(lib)})
+    assert code == va.BuildCode(("7.5", "8.6"), ("8.6",))
