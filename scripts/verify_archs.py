@@ -45,8 +45,12 @@ KIND_PTX, KIND_SASS = 1, 2
 ARCH_SPECIFIC = 0x100000  # the flag bit of sm_90a-style images
 # NVIDIA's libraries that some wheels bundle: their architectures are NVIDIA's, not the framework's.
 NVIDIA_LIBRARY = re.compile(
-    r"^lib(cudnn|cublas|cufft|curand|cusparse|cusolver|nvrtc|nvToolsExt|cudart|nccl|cupti|nvJitLink|gomp|cufile|nvshmem)"
+    r"^(lib)?(cudnn|cublas|cufft|curand|cusparse|cusolver|nvrtc|nvToolsExt|cudart|nccl|cupti|nvJitLink|gomp|cufile|nvshmem)",
+    re.IGNORECASE,
 )
+# A shared library's name on each system, and the platform tag of the wheels to read.
+LIBRARY = {"linux": re.compile(r"\.so(\.|$)"), "windows": re.compile(r"\.(dll|pyd)$", re.IGNORECASE)}
+PLATFORM = {"linux": re.compile(r"linux.*x86_64"), "windows": re.compile(r"win_amd64")}
 PYTHON_PREFERENCE = (
     "cp311",
     "cp310",
@@ -128,14 +132,14 @@ def _read_container(data: mmap.mmap, at: int) -> tuple[int, Counter[Image]]:
     return end, found
 
 
-def wheel_libraries(wheel: Path, workdir: Path) -> dict[str, list[Counter[Image]]]:
+def wheel_libraries(wheel: Path, workdir: Path, system: str = "linux") -> dict[str, list[Counter[Image]]]:
     """The fat binary containers of each of the wheel's own shared libraries (not NVIDIA's), one file on disk
     at a time."""
     found: dict[str, list[Counter[Image]]] = {}
     with zipfile.ZipFile(wheel) as z:
         for info in z.infolist():
             base = info.filename.rsplit("/", 1)[-1]
-            if ".so" not in base or NVIDIA_LIBRARY.match(base):
+            if not LIBRARY[system].search(base) or NVIDIA_LIBRARY.match(base):
                 continue
             target = workdir / base
             with z.open(info) as src, open(target, "wb") as dst:
@@ -190,22 +194,22 @@ def common_sets(containers: list[Counter[Image]], n: int = 3) -> list[tuple[str,
     return [(" ".join(str(i) for i in sorted(s)), k) for s, k in sets.most_common(n)]
 
 
-def pypi_wheel(package: str, version: str) -> dict[str, str] | None:
-    """PyPI's Linux x86-64 wheel of a release (one Python), as the simple index's JSON names it."""
+def pypi_wheel(package: str, version: str, system: str = "linux") -> dict[str, str] | None:
+    """PyPI's x86-64 wheel of a release for a system (one Python), as the simple index's JSON names it."""
     request = urllib.request.Request(
         f"https://pypi.org/simple/{package}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
     )
     with urllib.request.urlopen(request, timeout=60) as response:
         files = json.load(response)["files"]
-    linux = []
+    found = []
     for f in files:
         # name-version-python-abi-platform.whl, the name with "_" for "-" (older uploads kept its case)
         parts = f["filename"].split("-")
         name_matches = len(parts) >= 5 and canonicalize_name(parts[0]) == package and parts[1] == version
-        if name_matches and re.search(r"linux.*x86_64", parts[-1]):
-            linux.append(f)
+        if name_matches and PLATFORM[system].search(parts[-1]):
+            found.append(f)
     for tag in PYTHON_PREFERENCE:
-        for f in linux:
+        for f in found:
             if f"-{tag}-" in f["filename"]:
                 return {"filename": f["filename"], "url": f["url"], "sha256": f["hashes"].get("sha256", "")}
     return None
@@ -241,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--package", default="torch", help="the framework's PyPI package (torch, onnxruntime-gpu, ...)")
     ap.add_argument("--version", action="append", default=[], help="a release to check (repeatable)")
-    ap.add_argument("--all", action="store_true", help="every Linux row of the package")
+    ap.add_argument("--all", action="store_true", help="every row of the package for the system")
+    ap.add_argument("--os", choices=sorted(PLATFORM), default="linux", help="whose wheels and rows (default linux)")
     ap.add_argument("--wheel", type=Path, help="read this wheel instead of downloading (with one --version)")
     ap.add_argument("--matrix", help="this matrix instead of the packaged one")
     ap.add_argument("--show", action="store_true", help="also print the image counts of each library")
@@ -252,13 +257,13 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("name releases with --version, or --all")
     m = load_matrix(args.matrix)
     package = canonicalize_name(args.package)
-    rows = [r for r in m.frameworks if r.package == package and "linux" in r.os]
+    rows = [r for r in m.frameworks if r.package == package and args.os in r.os]
     if args.version:
         wanted = set(args.version)
         rows = [r for r in rows if str(r.version) in wanted]
         missing = wanted - {str(r.version) for r in rows}
         if missing:
-            ap.error(f"no Linux {package} row for {', '.join(sorted(missing))}")
+            ap.error(f"no {args.os} {package} row for {', '.join(sorted(missing))}")
     differ = 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -266,14 +271,14 @@ def main(argv: list[str] | None = None) -> int:
             if args.wheel:
                 wheel, name = args.wheel, args.wheel.name
             else:
-                found = pypi_wheel(package, str(row.version))
+                found = pypi_wheel(package, str(row.version), args.os)
                 if found is None:
-                    print(f"skip    {row.package} {row.version}: no Linux x86-64 wheel on PyPI")
+                    print(f"skip    {row.package} {row.version}: no {args.os} x86-64 wheel on PyPI")
                     continue
                 name = found["filename"]
                 wheel = work / name
                 download(found["url"], found["sha256"], wheel)
-            libraries = wheel_libraries(wheel, work)
+            libraries = wheel_libraries(wheel, work, args.os)
             if wheel.parent == work:
                 wheel.unlink()
             if args.show:

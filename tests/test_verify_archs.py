@@ -115,12 +115,12 @@ def _wheel(tmp_path: Path, members: dict[str, bytes]) -> Path:
     return wheel
 
 
-def _matrix(tmp_path: Path, sm: str, ptx: str = "") -> Path:
+def _matrix(tmp_path: Path, sm: str, ptx: str = "", system: str = "linux") -> Path:
     text = f"""
 [[framework]]
 package = "torch"
 version = "2.6.0"
-os = ["linux"]
+os = ["{system}"]
 python = ["3.11"]
 cuda = ["12.4"]
 cuda_default = "12.4"
@@ -181,7 +181,7 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     wheel = _wheel(tmp_path, {"torch/__init__.py": b""})
     assert _run("--wheel", str(wheel)).returncode == 2
     unknown = _run("--wheel", str(wheel), "--version", "0.0.1")
-    assert unknown.returncode == 2 and "no Linux torch row for 0.0.1" in unknown.stderr
+    assert unknown.returncode == 2 and "no linux torch row for 0.0.1" in unknown.stderr
 
 
 @pytest.mark.skipif(not NVCC.exists() or shutil.which("g++") is None, reason="needs nvcc and a host compiler")
@@ -213,3 +213,22 @@ def test_reads_a_shared_library_nvcc_builds_now(tmp_path: Path) -> None:
     assert {str(i) for i in images} == {"sm_75", "sm_86", "compute_86"}
     code = va.architecture_list({"libkernels.so": va.fatbin_containers(lib)})
     assert code == va.BuildCode(("7.5", "8.6"), ("8.6",))
+
+
+def test_windows_wheels_are_read_from_their_dlls(tmp_path: Path) -> None:
+    own = _library(tmp_path, "own", [(FIXTURES / "kernels.fatbin").read_bytes()]).read_bytes()
+    other = _library(tmp_path, "other", [(FIXTURES / "kernels.fatbin").read_bytes()[:300]]).read_bytes()
+    wheel = _wheel(
+        tmp_path,
+        {
+            "torch/lib/torch_cuda.dll": own,
+            "torch/lib/cudnn64_9.dll": other + own,  # NVIDIA's, not the build's
+            "torch/lib/libtorch_cuda.so": other,  # not a Windows library
+        },
+    )
+    matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"', system="windows")
+    agree = _run("--wheel", str(wheel), "--version", "2.6.0", "--os", "windows", "--matrix", str(matrix), "--show")
+    assert agree.returncode == 0, agree.stdout + agree.stderr
+    assert "torch_cuda.dll: compute_90 x1" in agree.stdout and "cudnn64" not in agree.stdout
+    linux = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
+    assert linux.returncode == 2 and "no linux torch row for 2.6.0" in linux.stderr
