@@ -449,16 +449,21 @@ source = "https://pypi.org/project/tensorflow/2.15.0/"
 
 [[cuda]]
 version = "12.2"
-driver_min_linux = "525.60.13"
+driver_min_linux = "535.54.03"
 source = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
+
+[[cuda_family]]
+major = 12
+driver_min_linux = "525.60.13"
+source = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
 """
 
 
 def test_ptx_runs_newer_gpus_with_a_warning_and_never_older_ones() -> None:
     m = parse_matrix(PTX_ROW, "m.toml")
 
-    def check(cc: str):  # type: ignore[no-untyped-def]
-        rt = modern_node("GPU", cc, "550.54.15")
+    def check(cc: str, driver: str = "550.54.15"):  # type: ignore[no-untyped-def]
+        rt = modern_node("GPU", cc, driver)
         best = solve([parse_requirement("tensorflow==2.15.0")], rt, m).results[0].candidates[0]
         return best.check("compute_capability")
 
@@ -473,3 +478,9 @@ def test_ptx_runs_newer_gpus_with_a_warning_and_never_older_ones() -> None:
         old.status is Status.FAIL
         and old.reason == "wheels carry sm_50, sm_60, sm_70, sm_75 + PTX compute_80; none runs on sm_37"
     )
+    # A driver that runs CUDA 12.2 only through minor-version compatibility cannot compile 12.2's PTX.
+    old_driver = check("9.0", driver="525.60.13")
+    assert old_driver.status is Status.FAIL
+    assert "only PTX (compute_80) built by CUDA 12.2; driver 525.60.13 cannot compile it" in old_driver.reason
+    assert old_driver.reason.endswith("driver 535.54.03 or newer can")
+    assert check("7.5", driver="525.60.13").status is Status.OK  # SASS needs no compiling
