@@ -208,11 +208,13 @@ def pypi_wheel(package: str, version: str, system: str = "linux") -> dict[str, s
         name_matches = len(parts) >= 5 and canonicalize_name(parts[0]) == package and parts[1] == version
         if name_matches and PLATFORM[system].search(parts[-1]):
             found.append(f)
-    for tag in PYTHON_PREFERENCE:
-        for f in found:
-            if f"-{tag}-" in f["filename"]:
-                return {"filename": f["filename"], "url": f["url"], "sha256": f["hashes"].get("sha256", "")}
-    return None
+    ranked = sorted(
+        found, key=lambda f: next((i for i, t in enumerate(PYTHON_PREFERENCE) if f"-{t}-" in f["filename"]), 99)
+    )
+    if not ranked:
+        return None
+    f = ranked[0]  # a py2.py3-none wheel (mxnet) ranks last, but is taken when it is all there is
+    return {"filename": f["filename"], "url": f["url"], "sha256": f["hashes"].get("sha256", "")}
 
 
 def download(url: str, sha256: str, target: Path) -> None:
