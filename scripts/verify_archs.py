@@ -227,19 +227,39 @@ def download(url: str, sha256: str, target: Path) -> None:
         raise SystemExit(f"verify_archs: {target.name}: sha256 {digest.hexdigest()} is not the index's {sha256}")
 
 
-def compare(row: FrameworkRelease, wheel_name: str, carried: BuildCode) -> bool:
-    """Print one line for the row; True when it agrees with the wheel."""
+# Where a wheel states the CUDA it was built with: torch/version.py (cuda = '10.2'), TensorFlow's
+# build_info.py ('cuda_version': '12.3'), paddle/version/__init__.py (cuda_version = '11.8').
+CUDA_STATED = re.compile(r"""\bcuda(?:_version)?['"]?\s*(?::\s*[\w\[\]]+\s*)?[=:]\s*['"](\d+\.\d+)""")
+CUDA_STATING_FILES = re.compile(r"^[^/]+/(version\.py|version/__init__\.py|python/platform/build_info\.py)$")
+
+
+def wheel_cuda(wheel: Path) -> str:
+    """The CUDA series the wheel says it was built with ("" when it does not say)."""
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            if CUDA_STATING_FILES.match(name):
+                m = CUDA_STATED.search(z.read(name).decode("utf-8", "replace"))
+                if m:
+                    return m.group(1)
+    return ""
+
+
+def compare(row: FrameworkRelease, wheel_name: str, carried: BuildCode, cuda: str = "") -> bool:
+    """Print one line for the row; True when it agrees with the wheel (its code, and its CUDA where stated)."""
     stated_sm = tuple(str(s) for s in row.sm)
     stated_ptx = tuple(str(s) for s in row.ptx)
     stated = BuildCode(stated_sm, stated_ptx)
-    where = f"{row.package} {row.version} (matrix line {row.line}, default CUDA {row.cuda_default})"
+    default = row.cuda_default or (row.cuda[0] if len(row.cuda) == 1 else None)  # the plain wheel's CUDA
+    default_text = str(default.series) if default else ""
+    where = f"{row.package} {row.version} (matrix line {row.line}, default CUDA {default_text or '-'})"
+    built = f" (built with CUDA {cuda})" if cuda else ""
     if not carried.sm and not carried.ptx:
-        print(f"none    {where}: {wheel_name} holds no CUDA images (a CPU wheel?)")
+        print(f"none    {where}: {wheel_name}{built} holds no CUDA images (a CPU wheel?)")
         return not stated_sm and not stated_ptx
-    if carried.matches(stated_sm, stated_ptx):
-        print(f"ok      {where}: {wheel_name} carries {carried}")
+    if carried.matches(stated_sm, stated_ptx) and (not cuda or cuda == default_text):
+        print(f"ok      {where}: {wheel_name}{built} carries {carried}")
         return True
-    print(f"DIFFERS {where}: matrix {stated}, {wheel_name} carries {carried}")
+    print(f"DIFFERS {where}: matrix {stated}, {wheel_name}{built} carries {carried}")
     return False
 
 
@@ -281,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
                 wheel = work / name
                 download(found["url"], found["sha256"], wheel)
             libraries = wheel_libraries(wheel, work, args.os)
+            cuda = wheel_cuda(wheel)
             if wheel.parent == work:
                 wheel.unlink()
             if args.show:
@@ -289,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"        {lib}: " + ", ".join(f"{i} x{n}" for i, n in sorted(images.items())))
                     for text, k in common_sets(containers):
                         print(f"          {k} containers: {text}")
-            if not compare(row, name, architecture_list(libraries)):
+            if not compare(row, name, architecture_list(libraries), cuda):
                 differ += 1
     print(f"{differ} difference(s)")
     return 1 if differ else 0

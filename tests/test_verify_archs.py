@@ -155,6 +155,7 @@ def test_a_wheel_is_checked_against_its_row(tmp_path: Path) -> None:
         tmp_path,
         {
             "torch/__init__.py": b"",
+            "torch/version.py": b"__version__ = '2.6.0+cu124'\ncuda: Optional[str] = '12.4'\n",
             "torch/lib/libtorch_cuda.so": own,
             "torch/lib/libcudnn_ops.so.9": own + own,  # NVIDIA's bundled library: not the build's list
             "torch/lib/libc10.so": os.urandom(2048),
@@ -163,7 +164,11 @@ def test_a_wheel_is_checked_against_its_row(tmp_path: Path) -> None:
     matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"')
     agree = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
     assert agree.returncode == 0, agree.stdout + agree.stderr
-    assert "ok      torch 2.6.0" in agree.stdout and "carries sm 7.5 8.0 9.0a 10.0 + PTX 9.0" in agree.stdout
+    assert (
+        "ok      torch 2.6.0 (matrix line 2, default CUDA 12.4): torch-2.6.0-cp311-cp311-manylinux1_x86_64.whl"
+        in agree.stdout
+    )
+    assert "(built with CUDA 12.4) carries sm 7.5 8.0 9.0a 10.0 + PTX 9.0" in agree.stdout
 
     differ = _run(
         "--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(_matrix(tmp_path, '"7.5", "8.0"')), "--show"
@@ -232,3 +237,12 @@ def test_windows_wheels_are_read_from_their_dlls(tmp_path: Path) -> None:
     assert "torch_cuda.dll: compute_90 x1" in agree.stdout and "cudnn64" not in agree.stdout
     linux = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
     assert linux.returncode == 2 and "no linux torch row for 2.6.0" in linux.stderr
+
+
+def test_the_cuda_a_wheel_states_is_checked_against_the_row(tmp_path: Path) -> None:
+    own = _library(tmp_path, "own", [(FIXTURES / "kernels.fatbin").read_bytes()]).read_bytes()
+    tf = {"tensorflow/python/platform/build_info.py": b"build_info = {'cuda_version': '12.3', 'is_cuda_build': True}"}
+    wheel = _wheel(tmp_path, {**tf, "tensorflow/libtensorflow_cc.so.2": own})
+    matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"')  # says its default is CUDA 12.4
+    differ = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
+    assert differ.returncode == 1 and "(built with CUDA 12.3)" in differ.stdout
