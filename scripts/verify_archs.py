@@ -168,19 +168,23 @@ class BuildCode:
 
 
 def architecture_list(libraries: dict[str, list[Counter[Image]]]) -> BuildCode:
-    """The build's architecture list: in the library with the most containers, the set of images that most
-    containers (compilation units) were built with. Kernels built apart (torch's sm_89 FP8 and sm_90a files, a
-    statically linked MAGMA with its own list) are fewer; a build made arch-specific for an architecture
-    (onnxruntime's sm_90a, sm_120a) names it with its "a"."""
-    with_sass = {
-        lib: [c for c in containers if any(i.kind == KIND_SASS for i in c)] for lib, containers in libraries.items()
-    }
-    with_sass = {lib: c for lib, c in with_sass.items() if c}
-    if not with_sass:
+    """The build's architecture list: the set of images that most compilation units (fat-binary containers)
+    of a library were built with, in the library where that set covers the most images. Kernels built apart
+    (torch's sm_89 FP8 and sm_90a files, one-architecture units, a statically linked MAGMA with its own list)
+    are fewer; a build made arch-specific for an architecture (onnxruntime's sm_90a, sm_120a) names it with
+    its "a"."""
+    best: tuple[int, frozenset[Image]] | None = None
+    for containers in libraries.values():
+        sets = Counter(frozenset(c) for c in containers if any(i.kind == KIND_SASS for i in c))
+        if not sets:
+            continue
+        common = max(sets, key=lambda s: (sets[s], len(s)))
+        score = sets[common] * len(common)
+        if best is None or score > best[0]:
+            best = (score, common)
+    if best is None:
         return BuildCode((), ())
-    main = max(with_sass, key=lambda lib: len(with_sass[lib]))
-    sets = Counter(frozenset(c) for c in with_sass[main])
-    chosen = max(sets, key=lambda s: (sets[s], len(s)))
+    chosen = best[1]
 
     def names(kind: int) -> tuple[str, ...]:
         return tuple(capability(i.arch) + ("a" if i.specific else "") for i in sorted(chosen) if i.kind == kind)

@@ -88,7 +88,8 @@ def test_the_list_is_what_most_compilation_units_were_built_for() -> None:
     # torch 1.8.0's libtorch_cuda.so: its own units, a statically linked MAGMA with another list, FP8 extras
     units = [_unit(*torch_list)] * 500 + [_unit(*magma_list)] * 450 + [_unit((sass, 89, False))] * 2
     linalg = [_unit((sass, 35, False), (sass, 50, False))] * 100  # a smaller library
-    libraries = {"libtorch_cuda.so": units, "libtorch_cuda_linalg.so": linalg}
+    one_arch = [_unit((sass, 80, False))] * 600 + [_unit((sass, 70, False))] * 500  # many one-architecture units
+    libraries = {"libtorch_cuda.so": units, "libtorch_cuda_linalg.so": linalg, "libtorch_cuda_cpp.so": one_arch}
     assert va.architecture_list(libraries) == va.BuildCode(("3.7", "5.0", "6.0", "7.0"), ())
     # TensorFlow: SASS for older architectures and PTX for the newest
     tf = [_unit((sass, 50, False), (sass, 60, False), (ptx, 80, False))] * 9 + [_unit((sass, 80, False))]
