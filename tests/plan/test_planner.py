@@ -484,3 +484,20 @@ def test_ptx_runs_newer_gpus_with_a_warning_and_never_older_ones() -> None:
     assert "only PTX (compute_80) built by CUDA 12.2; driver 525.60.13 cannot compile it" in old_driver.reason
     assert old_driver.reason.endswith("driver 535.54.03 or newer can")
     assert check("7.5", driver="525.60.13").status is Status.OK  # SASS needs no compiling
+
+
+def test_tensorflow_gpu_code_is_the_wheels_own() -> None:
+    """The GPU code TensorFlow's PyPI wheels carry (scripts/verify_archs.py): Maxwell is gone from 2.17 on, and a
+    GPU newer than the build runs its PTX."""
+
+    def cc_check(spec: str, gpu: str, cc: str):  # type: ignore[no-untyped-def]
+        best = plan_for(spec, modern_node(gpu, cc, "580.65.06")).requirements[0].result.candidates[0]
+        return best.check("compute_capability")
+
+    maxwell = cc_check("tensorflow==2.20.0", "GeForce GTX 980", "5.2")
+    assert maxwell.status is Status.FAIL
+    assert maxwell.reason == "wheels carry sm_60, sm_70, sm_80, sm_89 + PTX compute_90; none runs on sm_52"
+    assert cc_check("tensorflow==2.16.1", "GeForce GTX 980", "5.2").status is Status.OK  # sm_50 code runs on 5.2
+    hopper = cc_check("tensorflow==2.15.0", "NVIDIA H100 80GB HBM3", "9.0")
+    assert hopper.status is Status.WARN and "compiles their PTX (compute_80)" in hopper.reason
+    assert cc_check("tensorflow==2.15.0", "Tesla T4", "7.5").status is Status.OK
