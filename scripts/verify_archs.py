@@ -179,6 +179,11 @@ def architecture_list(libraries: dict[str, list[Counter[Image]]]) -> BuildCode:
         if not sets:
             continue
         common = max(sets, key=lambda s: (sets[s], len(s)))
+        # one-architecture units (onnxruntime's sm_90a-only kernels) can outnumber the main list's units: a set
+        # holding the commonest one, and at least half as common, is the build's list
+        wider = [s for s in sets if s > common and 2 * sets[s] >= sets[common]]
+        if wider:
+            common = max(wider, key=lambda s: (sets[s], len(s)))
         score = sets[common] * len(common)
         if best is None or score > best[0]:
             best = (score, common)

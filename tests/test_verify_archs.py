@@ -94,8 +94,9 @@ def test_the_list_is_what_most_compilation_units_were_built_for() -> None:
     # TensorFlow: SASS for older architectures and PTX for the newest
     tf = [_unit((sass, 50, False), (sass, 60, False), (ptx, 80, False))] * 9 + [_unit((sass, 80, False))]
     assert va.architecture_list({"libtensorflow_cc.so.2": tf}) == va.BuildCode(("5.0", "6.0"), ("8.0",))
-    # onnxruntime 1.31.1: built arch-specific for Hopper and Blackwell
-    ort = [_unit(*[(sass, a, False) for a in (75, 80, 86, 89)], (sass, 90, True), (sass, 120, True))] * 5
+    # onnxruntime 1.31.1: built arch-specific for Hopper and Blackwell, with more Hopper-only units than others
+    ort = [_unit(*[(sass, a, False) for a in (75, 80, 86, 89)], (sass, 90, True), (sass, 120, True))] * 217
+    ort += [_unit((sass, 90, True))] * 292 + [_unit(*[(sass, a, False) for a in (80, 86, 89)], (sass, 90, True))] * 91
     assert va.architecture_list({"libonnxruntime_providers_cuda.so": ort}).sm == (
         "7.5",
         "8.0",
