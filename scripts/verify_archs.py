@@ -36,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from dnnresolve.matrix import load_matrix
 from dnnresolve.model import FrameworkRelease
@@ -253,14 +254,15 @@ def wheel_cuda(wheel: Path) -> str:
     return ""
 
 
-def compare(row: FrameworkRelease, wheel_name: str, carried: BuildCode, cuda: str = "") -> bool:
+def compare(row: FrameworkRelease, version: str, wheel_name: str, carried: BuildCode, cuda: str = "") -> bool:
     """Print one line for the row; True when it agrees with the wheel (its code, and its CUDA where stated)."""
     stated_sm = tuple(str(s) for s in row.sm)
     stated_ptx = tuple(str(s) for s in row.ptx)
     stated = BuildCode(stated_sm, stated_ptx)
     default = row.cuda_default or (row.cuda[0] if len(row.cuda) == 1 else None)  # the plain wheel's CUDA
     default_text = str(default.series) if default else ""
-    where = f"{row.package} {row.version} (matrix line {row.line}, default CUDA {default_text or '-'})"
+    named = "" if version == str(row.version) else f", the row of {row.version}"
+    where = f"{row.package} {version} (matrix line {row.line}{named}, default CUDA {default_text or '-'})"
     built = f" (built with CUDA {cuda})" if cuda else ""
     if not carried.sm and not carried.ptx:
         print(f"none    {where}: {wheel_name}{built} holds no CUDA images (a CPU wheel?)")
@@ -289,22 +291,26 @@ def main(argv: list[str] | None = None) -> int:
     m = load_matrix(args.matrix)
     package = canonicalize_name(args.package)
     rows = [r for r in m.frameworks if r.package == package and args.os in r.os]
+    # (release whose wheel is read, the row that states it): a row stands for the releases it covers
+    checks: list[tuple[str, FrameworkRelease]] = []
     if args.version:
-        wanted = set(args.version)
-        rows = [r for r in rows if str(r.version) in wanted]
-        missing = wanted - {str(r.version) for r in rows}
-        if missing:
-            ap.error(f"no {args.os} {package} row for {', '.join(sorted(missing))}")
+        for text in args.version:
+            covering = [r for r in rows if r.matches(Version(text))]
+            if not covering:
+                ap.error(f"no {args.os} {package} row for {text}")
+            checks.append((text, covering[0]))
+    else:
+        checks = [(str(r.version), r) for r in rows]
     differ = 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for row in rows:
+        for version, row in checks:
             if args.wheel:
                 wheel, name = args.wheel, args.wheel.name
             else:
-                found = pypi_wheel(package, str(row.version), args.os)
+                found = pypi_wheel(package, version, args.os)
                 if found is None:
-                    print(f"skip    {row.package} {row.version}: no {args.os} x86-64 wheel on PyPI")
+                    print(f"skip    {row.package} {version}: no {args.os} x86-64 wheel on PyPI")
                     continue
                 name = found["filename"]
                 wheel = work / name
@@ -319,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"        {lib}: " + ", ".join(f"{i} x{n}" for i, n in sorted(images.items())))
                     for text, k in common_sets(containers):
                         print(f"          {k} containers: {text}")
-            if not compare(row, name, architecture_list(libraries), cuda):
+            if not compare(row, version, name, architecture_list(libraries), cuda):
                 differ += 1
     print(f"{differ} difference(s)")
     return 1 if differ else 0

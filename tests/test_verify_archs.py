@@ -248,3 +248,13 @@ def test_the_cuda_a_wheel_states_is_checked_against_the_row(tmp_path: Path) -> N
     matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"')  # says its default is CUDA 12.4
     differ = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
     assert differ.returncode == 1 and "(built with CUDA 12.3)" in differ.stdout
+
+
+def test_a_release_a_row_covers_is_checked_against_that_row(tmp_path: Path) -> None:
+    own = _library(tmp_path, "own", [(FIXTURES / "kernels.fatbin").read_bytes()]).read_bytes()
+    wheel = _wheel(tmp_path, {"onnxruntime/capi/libonnxruntime_providers_cuda.so": own})
+    matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"')
+    matrix.write_text(matrix.read_text().replace('version = "2.6.0"\n', 'version = "2.6.0"\ncovers = ">=2.6.0,<2.7"\n'))
+    covered = _run("--wheel", str(wheel), "--version", "2.6.1", "--matrix", str(matrix))
+    assert covered.returncode == 0, covered.stdout + covered.stderr
+    assert "ok      torch 2.6.1 (matrix line 2, the row of 2.6.0, default CUDA 12.4)" in covered.stdout
