@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Coverage of the compatibility matrix: rows per framework, oldest and newest release, tables' sizes.
+"""Coverage of the compatibility matrix: rows per framework, oldest and newest release, rows that state their
+wheels' GPU code, tables' sizes.
 
 Usage: scripts/matrix_report.py [--json] [MATRIX.toml]
 """
@@ -22,13 +23,16 @@ def main(argv: list[str]) -> int:
     packages: dict[str, dict[str, object]] = {}
     for f in m.frameworks:
         p = packages.setdefault(
-            f.package, {"rows": 0, "releases": set(), "oldest": f.version, "newest": f.version, "os": set(), "pins": 0}
+            f.package,
+            {"rows": 0, "releases": set(), "oldest": f.version, "newest": f.version, "os": set(), "pins": 0, "code": 0},
         )
         p["rows"] = int(p["rows"]) + 1  # type: ignore[call-overload]
         p["releases"].add(f.version)  # type: ignore[attr-defined]
         p["os"].update(f.os)  # type: ignore[attr-defined]
         p["oldest"] = min(p["oldest"], f.version)  # type: ignore[type-var]
         p["newest"] = max(p["newest"], f.version)  # type: ignore[type-var]
+        if f.sm or f.ptx or any(r.sm or r.ptx for r in f.install):  # the GPU code its wheels carry is stated
+            p["code"] = int(p["code"]) + 1  # type: ignore[call-overload]
     for pin in m.wheel_pins:
         if pin.package in packages:
             packages[pin.package]["pins"] = int(packages[pin.package]["pins"]) + 1  # type: ignore[call-overload]
@@ -42,6 +46,7 @@ def main(argv: list[str]) -> int:
                 "newest": str(p["newest"]),
                 "os": sorted(p["os"]),  # type: ignore[call-overload]
                 "wheel_pins": p["pins"],
+                "gpu_code_rows": p["code"],
             }
             for name, p in sorted(packages.items())
         },
@@ -60,14 +65,15 @@ def main(argv: list[str]) -> int:
         print(json.dumps(report, indent=2))
         return 0
     print(f"matrix: {report['matrix']}")
-    print(f"{'package':<22} {'rows':>5} {'releases':>8} {'pins':>5}  {'oldest':<12} {'newest':<12} os")
+    print(f"{'package':<22} {'rows':>5} {'releases':>8} {'pins':>5} {'code':>5}  {'oldest':<12} {'newest':<12} os")
     for name, p in report["frameworks"].items():  # type: ignore[attr-defined]
         print(
-            f"{name:<22} {p['rows']:>5} {p['releases']:>8} {p['wheel_pins']:>5}  {p['oldest']:<12} {p['newest']:<12} "
-            + ",".join(p["os"])
+            f"{name:<22} {p['rows']:>5} {p['releases']:>8} {p['wheel_pins']:>5} {p['gpu_code_rows']:>5}  "
+            f"{p['oldest']:<12} {p['newest']:<12} " + ",".join(p["os"])
         )
     print("tables: " + ", ".join(f"{k}={v}" for k, v in report["tables"].items()))  # type: ignore[attr-defined]
     print(f"newest CUDA: {report['newest_cuda']}, newest cuDNN: {report['newest_cudnn']}")
+    print("code: rows that state the GPU code (sm, ptx) their wheels carry; scripts/verify_archs.py checks them")
     return 0
 
 
