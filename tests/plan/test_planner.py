@@ -501,3 +501,13 @@ def test_tensorflow_gpu_code_is_the_wheels_own() -> None:
     hopper = cc_check("tensorflow==2.15.0", "NVIDIA H100 80GB HBM3", "9.0")
     assert hopper.status is Status.WARN and "compiles their PTX (compute_80)" in hopper.reason
     assert cc_check("tensorflow==2.15.0", "Tesla T4", "7.5").status is Status.OK
+
+
+def test_onnxruntime_gpu_code_differs_between_linux_and_windows_wheels() -> None:
+    """onnxruntime-gpu 1.24-1.26 (read from PyPI's wheels): the Linux build carries sm_70, the Windows one does not."""
+    for system, status in (("linux", Status.OK), ("windows", Status.FAIL)):
+        rt = modern_node("Tesla V100-SXM2-16GB", "7.0", "580.65.06")
+        rt.os = system
+        best = plan_for("onnxruntime-gpu==1.25.0", rt).requirements[0].result.candidates[0]
+        cc = best.check("compute_capability")
+        assert cc is not None and cc.status is status, (system, cc)
