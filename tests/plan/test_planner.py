@@ -511,3 +511,13 @@ def test_onnxruntime_gpu_code_differs_between_linux_and_windows_wheels() -> None
         best = plan_for("onnxruntime-gpu==1.25.0", rt).requirements[0].result.candidates[0]
         cc = best.check("compute_capability")
         assert cc is not None and cc.status is status, (system, cc)
+
+
+def test_mxnet_gpu_code_comes_from_its_wheels() -> None:
+    """mxnet-cu112 1.9.1 carries sm_50 to sm_86 and no PTX: a Kepler K80 gets nothing, an RTX 3090 its own code."""
+    k80 = plan_for("mxnet-cu112==1.9.1", modern_node("Tesla K80", "3.7", "470.82.01", python="3.8"))
+    cc = k80.requirements[0].result.candidates[0].check("compute_capability")
+    assert cc is not None and cc.status is Status.FAIL and cc.needed == "sm_50, sm_60, sm_70, sm_80, sm_86"
+    rtx = plan_for("mxnet-cu112==1.9.1", modern_node("NVIDIA GeForce RTX 3090", "8.6", "470.82.01", python="3.8"))
+    cc = rtx.requirements[0].result.candidates[0].check("compute_capability")
+    assert cc is not None and cc.status is Status.OK
