@@ -362,13 +362,8 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
     found = str(cc)
     sm, ptx = _variant_code(row, cuda)
     if sm or ptx:
-        needed = " + PTX ".join(
-            part
-            for part in (", ".join(s.sm for s in sm), ", ".join(f"compute_{p.major}{p.minor}" for p in ptx))
-            if part
-        )
-        if not sm:
-            needed = f"PTX {needed}"
+        ptx_text = "PTX " + ", ".join(f"compute_{p.major}{p.minor}" for p in ptx) if ptx else ""
+        needed = " + ".join(text for text in (", ".join(s.sm for s in sm), ptx_text) if text)
         if binary_runs_on(cc, sm):
             return Check("compute_capability", Status.OK, f"wheels carry code for {cc.sm}", needed, found, row.source)
         if binary_runs_on(cc, (), ptx):
