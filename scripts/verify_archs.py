@@ -239,19 +239,37 @@ def download(url: str, sha256: str, target: Path) -> None:
 
 # Where a wheel states the CUDA it was built with: torch/version.py (cuda = '10.2'), TensorFlow's
 # build_info.py ('cuda_version': '12.3'), paddle/version/__init__.py (cuda_version = '11.8').
-CUDA_STATED = re.compile(r"""\bcuda(?:_version)?['"]?\s*(?::\s*[\w\[\]]+\s*)?[=:]\s*['"](\d+\.\d+)""")
+CUDA_STATED = re.compile(r"""\bcuda(?:_version)?['"]?\s*(?::\s*[\w\[\]]+\s*)?[=:,]\s*['"](\d+\.\d+)""")
+# TensorFlow's build_info also names the architectures it was built for: ['sm_50', ..., 'compute_80'] (a plain
+# '3.5' in older releases meant both the SASS and the PTX of 3.5).
+CODE_STATED = re.compile(r"""cuda_compute_capabilities['"]?\s*[=:,]\s*\[([^\]]*)\]""")
 CUDA_STATING_FILES = re.compile(r"^[^/]+/(version\.py|version/__init__\.py|python/platform/build_info\.py)$")
 
 
-def wheel_cuda(wheel: Path) -> str:
-    """The CUDA series the wheel says it was built with ("" when it does not say)."""
+def wheel_build_facts(wheel: Path) -> tuple[str, BuildCode | None]:
+    """The CUDA series the wheel says it was built with ("" when it does not say), and the GPU code it says it
+    carries (None when it does not say)."""
+    cuda, code = "", None
     with zipfile.ZipFile(wheel) as z:
         for name in z.namelist():
-            if CUDA_STATING_FILES.match(name):
-                m = CUDA_STATED.search(z.read(name).decode("utf-8", "replace"))
-                if m:
-                    return m.group(1)
-    return ""
+            if not CUDA_STATING_FILES.match(name):
+                continue
+            text = z.read(name).decode("utf-8", "replace")
+            m = CUDA_STATED.search(text)
+            cuda = cuda or (m.group(1) if m else "")
+            m = CODE_STATED.search(text)
+            if m and code is None:
+                sass, ptx = set(), set()
+                for item in re.findall(r"""['"]([^'"]+)['"]""", m.group(1)):
+                    arch = re.sub(r"^(sm|compute)_", "", item).replace(".", "")
+                    if not arch.isdigit():
+                        continue
+                    if not item.startswith("compute_"):
+                        sass.add(int(arch))
+                    if not item.startswith("sm_"):
+                        ptx.add(int(arch))
+                code = BuildCode(tuple(capability(a) for a in sorted(sass)), tuple(capability(a) for a in sorted(ptx)))
+    return cuda, code
 
 
 def compare(row: FrameworkRelease, version: str, wheel_name: str, carried: BuildCode, cuda: str = "") -> bool:
@@ -316,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
                 wheel = work / name
                 download(found["url"], found["sha256"], wheel)
             libraries = wheel_libraries(wheel, work, args.os)
-            cuda = wheel_cuda(wheel)
+            cuda, stated = wheel_build_facts(wheel)
             if wheel.parent == work:
                 wheel.unlink()
             if args.show:
@@ -325,7 +343,13 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"        {lib}: " + ", ".join(f"{i} x{n}" for i, n in sorted(images.items())))
                     for text, k in common_sets(containers):
                         print(f"          {k} containers: {text}")
-            if not compare(row, version, name, architecture_list(libraries), cuda):
+            carried = architecture_list(libraries)
+            if stated is not None and not carried.matches(stated.sm, stated.ptx):
+                differ += 1
+                print(f"MISREAD {row.package} {version}: the wheel states {stated}, its libraries read as {carried}")
+            elif stated is not None:
+                print(f"        {row.package} {version}: the wheel's own build info states the same ({stated})")
+            if not compare(row, version, name, carried, cuda):
                 differ += 1
     print(f"{differ} difference(s)")
     return 1 if differ else 0

@@ -258,3 +258,28 @@ def test_a_release_a_row_covers_is_checked_against_that_row(tmp_path: Path) -> N
     covered = _run("--wheel", str(wheel), "--version", "2.6.1", "--matrix", str(matrix))
     assert covered.returncode == 0, covered.stdout + covered.stderr
     assert "ok      torch 2.6.1 (matrix line 2, the row of 2.6.0, default CUDA 12.4)" in covered.stdout
+
+
+def test_tensorflow_build_info_is_held_against_what_is_read(tmp_path: Path) -> None:
+    """TensorFlow's build_info.py names its CUDA and its architectures (as 2.15.0's wheel writes it)."""
+    own = _library(tmp_path, "own", [(FIXTURES / "kernels.fatbin").read_bytes()]).read_bytes()
+    info = (
+        "build_info = collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), "
+        "('cuda_compute_capabilities', {caps}), ('cuda_version', '12.4'), ('cudnn_version', '8')])"
+    )
+    matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"')
+    same = "['sm_75', 'sm_80', 'sm_90', 'sm_100', 'compute_90']"
+    wheel = _wheel(tmp_path, {"tensorflow/python/platform/build_info.py": info.format(caps=same).encode(), "x.so": own})
+    agree = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
+    assert agree.returncode == 0, agree.stdout
+    assert "the wheel's own build info states the same (sm 7.5 8.0 9.0 10.0 + PTX 9.0)" in agree.stdout
+    assert "(built with CUDA 12.4)" in agree.stdout
+    other = "['7.5', '8.0']"  # a plain number: SASS and PTX of that architecture
+    wheel = _wheel(
+        tmp_path, {"tensorflow/python/platform/build_info.py": info.format(caps=other).encode(), "x.so": own}
+    )
+    misread = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
+    assert misread.returncode == 1
+    assert (
+        "MISREAD torch 2.6.0: the wheel states sm 7.5 8.0 + PTX 7.5 8.0, its libraries read as sm 7.5" in misread.stdout
+    )
