@@ -123,3 +123,17 @@ def test_a_driver_older_than_the_ptx_compiler_gets_the_first_driver_for_that_cud
     assert steps[0] == f"upgrade the NVIDIA driver to {required} or newer, the first that runs CUDA 12.3 (needs root)"
     assert not any("one that supports CUDA 12.3" in s for s in steps)  # the concrete step took the generic's place
     assert any("one that supports CUDA 12.3" in s for s in fixes_for(d, None, None))
+
+
+def test_an_unsupported_gpu_is_pointed_at_the_plan_that_names_a_build_for_it() -> None:
+    d = _one(
+        "NVIDIA GeForce RTX 5070 with CUDA capability sm_120 is not compatible with the current PyTorch installation. "
+        "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_61 sm_70 sm_75 sm_80 sm_86 sm_90."
+    )
+    steps = fixes_for(d, Runtime(), None)
+    assert any(s.startswith("`dnnresolve plan torch --gpu 12.0` names a release and build") for s in steps)
+    tf = _one(
+        "Ignoring visible gpu device (device: 0, name: GeForce GTX 980, pci bus id: 0000:01:00.0, compute capability: "
+        "5.2) with Cuda compute capability 5.2. The minimum required Cuda capability is 6.0."
+    )
+    assert any(s.startswith("`dnnresolve plan tensorflow --gpu 5.2`") for s in fixes_for(tf, Runtime(), None))
