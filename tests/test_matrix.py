@@ -216,3 +216,13 @@ def test_matrix_text_shows_install_commands_shell_quoted(run_cli) -> None:  # ty
     assert lines and all("'jax[cuda12" in line for line in lines)  # extras quoted against shell globbing
     command = lines[0].split("pip install", 1)[1].strip(" │|")
     assert shlex.split(command)[0].startswith("jax[cuda12")
+
+
+def test_matrix_text_shows_the_gpu_code_the_wheels_carry(run_cli) -> None:  # type: ignore[no-untyped-def]
+    table = run_cli("matrix", "tensorflow", "--os", "linux", env={"COLUMNS": "240"})
+    assert table.returncode == 0, table.stderr
+    row = next(line for line in table.stdout.splitlines() if "tensorflow 2.17.0" in line)
+    assert "sm_60-sm_89 + PTX compute_90" in row  # no Maxwell code from 2.17 on
+    one = run_cli("matrix", "torch==2.15.0", "--os", "linux", env={"COLUMNS": "240"})
+    line = next(line for line in one.stdout.splitlines() if "gpu code (plain PyPI wheel)" in line)
+    assert "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120" in line and "PTX" not in line

@@ -30,7 +30,7 @@ def emit(result: MatrixResult, as_json: bool) -> None:
         _one(result.releases[0], out)
         return
     t = Table(title=f"{result.query}", title_justify="left")
-    for col in ("version", "os", "python", "cuda", "cudnn", "min driver (linux)", "compiler", "source"):
+    for col in ("version", "os", "python", "cuda", "cudnn", "min driver (linux)", "gpu code", "compiler", "source"):
         t.add_column(col, overflow="fold")
     for r in result.releases:
         t.add_row(
@@ -43,6 +43,7 @@ def emit(result: MatrixResult, as_json: bool) -> None:
                     ", ".join(r["cuda"]) or "cpu",
                     ", ".join(r["cudnn"]) or "-",
                     r["driver_min_linux"] or "-",
+                    _code_span(r),
                     r["compiler"] or "-",
                     r["source"],
                 )
@@ -95,6 +96,17 @@ def _one(r: dict[str, Any], out: Any) -> None:
         if value:
             t.add_row(_e(key), _e(value))
     out.print(t)
+
+
+def _code_span(r: dict[str, Any]) -> str:
+    """A release's GPU code in a table cell: ``sm_60-sm_89 + PTX compute_90``, else its minimum, else ``-``."""
+    sm, ptx = r.get("sm", []), r.get("ptx", [])
+    parts = ["-".join("sm_" + s.replace(".", "") for s in (sm[:1] + sm[1:][-1:]))] if sm else []
+    if ptx:
+        parts.append(gpu_code([], ptx[-1:]))  # the newest PTX is what newer GPUs run
+    if parts:
+        return " + ".join(parts)
+    return f">= {r['compute_capability_min']}" if r.get("compute_capability_min") else "-"
 
 
 def gpu_code(sm: list[str], ptx: list[str]) -> str:
