@@ -274,6 +274,13 @@ def test_tensorflow_build_info_is_held_against_what_is_read(tmp_path: Path) -> N
     assert agree.returncode == 0, agree.stdout
     assert "the wheel's own build info states the same (sm 7.5 8.0 9.0 10.0 + PTX 9.0)" in agree.stdout
     assert "(built with CUDA 12.4)" in agree.stdout
+    fewer = "['sm_75', 'sm_80', 'compute_90']"  # the build info may name less than the libraries carry
+    wheel = _wheel(
+        tmp_path, {"tensorflow/python/platform/build_info.py": info.format(caps=fewer).encode(), "x.so": own}
+    )
+    more = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
+    assert more.returncode == 0 and "states sm 7.5 8.0 + PTX 9.0; its libraries carry that and more\n" in more.stdout
+    assert "None" not in more.stdout
     other = "['7.5', '8.0']"  # a plain number: SASS and PTX of that architecture
     wheel = _wheel(
         tmp_path, {"tensorflow/python/platform/build_info.py": info.format(caps=other).encode(), "x.so": own}
