@@ -30,6 +30,7 @@ import tempfile
 import urllib.request
 import zipfile
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,6 +81,10 @@ class Image:
     def __str__(self) -> str:
         name = "sm" if self.kind == KIND_SASS else "compute"
         return f"{name}_{self.arch}{'a' if self.specific else ''}"
+
+
+def _numeric(cc: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in cc.rstrip("a").split("."))
 
 
 def capability(arch: int) -> str:
@@ -163,9 +168,21 @@ class BuildCode:
         text = f"sm {' '.join(self.sm) or '-'}"
         return text + (f" + PTX {' '.join(self.ptx)}" if self.ptx else "")
 
-    def matches(self, row_sm: tuple[str, ...], row_ptx: tuple[str, ...]) -> bool:
-        # the matrix writes an arch-specific architecture plainly (sm_90a runs on 9.0 only; no 9.x but 9.0 exists)
-        return tuple(s.rstrip("a") for s in self.sm) == row_sm and self.ptx == row_ptx
+    def matches(self, other: BuildCode, loose: bool = False) -> bool:
+        """The same code; ``loose``: an arch-specific image counts as its architecture's (build info names no "a")."""
+
+        def names(code: BuildCode) -> tuple[set[str], set[str]]:
+            if loose:
+                return {s.rstrip("a") for s in code.sm}, {p.rstrip("a") for p in code.ptx}
+            return set(code.sm), set(code.ptx)
+
+        return names(self) == names(other)
+
+    @classmethod
+    def of_row(cls, sm: Iterable[object], exact: Iterable[object], ptx: Iterable[object]) -> BuildCode:
+        """A matrix row's (or recipe's) lists as a build's code: ``sm_exact`` entries carry their "a"."""
+        sass = sorted([(str(s), "") for s in sm] + [(str(e), "a") for e in exact], key=lambda t: _numeric(t[0]))
+        return cls(tuple(s + a for s, a in sass), tuple(str(p) for p in ptx))
 
 
 def architecture_list(libraries: dict[str, list[Counter[Image]]]) -> BuildCode:
@@ -274,9 +291,7 @@ def wheel_build_facts(wheel: Path) -> tuple[str, BuildCode | None]:
 
 def compare(row: FrameworkRelease, version: str, wheel_name: str, carried: BuildCode, cuda: str = "") -> bool:
     """Print one line for the row; True when it agrees with the wheel (its code, and its CUDA where stated)."""
-    stated_sm = tuple(str(s) for s in row.sm)
-    stated_ptx = tuple(str(s) for s in row.ptx)
-    stated = BuildCode(stated_sm, stated_ptx)
+    stated = BuildCode.of_row(row.sm, row.sm_exact, row.ptx)
     default = row.cuda_default or (row.cuda[0] if len(row.cuda) == 1 else None)  # the plain wheel's CUDA
     default_text = str(default.series) if default else ""
     named = "" if version == str(row.version) else f", the row of {row.version}"
@@ -284,8 +299,8 @@ def compare(row: FrameworkRelease, version: str, wheel_name: str, carried: Build
     built = f" (built with CUDA {cuda})" if cuda else ""
     if not carried.sm and not carried.ptx:
         print(f"none    {where}: {wheel_name}{built} holds no CUDA images (a CPU wheel?)")
-        return not stated_sm and not stated_ptx
-    if carried.matches(stated_sm, stated_ptx) and (not cuda or cuda == default_text):
+        return not stated.sm and not stated.ptx
+    if carried.matches(stated) and (not cuda or cuda == default_text):
         print(f"ok      {where}: {wheel_name}{built} carries {carried}")
         return True
     print(f"DIFFERS {where}: matrix {stated}, {wheel_name}{built} carries {carried}")
@@ -353,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(
                         f"MISREAD {row.package} {version}: the wheel states {stated}, its libraries read as {carried}"
                     )
-                elif carried.matches(stated.sm, stated.ptx):
+                elif carried.matches(stated, loose=True):
                     print(f"        {row.package} {version}: the wheel's own build info states the same ({stated})")
                 else:
                     print(

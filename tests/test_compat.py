@@ -93,3 +93,10 @@ def test_binary_compatibility() -> None:
     assert not binary_runs_on(cc("3.5"), [cc("5.0"), cc("6.0"), cc("7.0")])  # a K20m and sm_50+ wheels
     assert binary_runs_on(cc("9.0"), [cc("8.0")], ptx=[cc("8.0")])  # PTX JIT
     assert not binary_runs_on(cc("7.5"), [cc("8.0")])
+
+
+def test_arch_specific_code_runs_on_that_capability_only() -> None:
+    cc = ComputeCapability.parse
+    assert binary_runs_on(cc("10.0"), [], exact=[cc("10.0")])
+    assert not binary_runs_on(cc("10.3"), [], exact=[cc("10.0")])  # sm_100a is not sm_100
+    assert binary_runs_on(cc("10.3"), [cc("10.0")])  # plain sm_100 runs on a later minor

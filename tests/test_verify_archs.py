@@ -63,8 +63,9 @@ def test_the_build_code_names_sass_ptx_and_arch_specific_images(tmp_path: Path) 
     code = va.architecture_list({"libtorch_cuda.so": va.fatbin_containers(lib)})
     assert code == va.BuildCode(("7.5", "8.0", "9.0a", "10.0"), ("9.0",))
     assert str(code) == "sm 7.5 8.0 9.0a 10.0 + PTX 9.0"
-    assert code.matches(("7.5", "8.0", "9.0", "10.0"), ("9.0",))  # the matrix writes 9.0a as 9.0
-    assert not code.matches(("7.5", "8.0", "9.0", "10.0"), ())
+    assert code.matches(va.BuildCode.of_row(["7.5", "8.0", "10.0"], ["9.0"], ["9.0"]))  # sm_exact holds 9.0a
+    assert not code.matches(va.BuildCode.of_row(["7.5", "8.0", "9.0", "10.0"], [], ["9.0"]))
+    assert code.matches(va.BuildCode(("7.5", "8.0", "9.0", "10.0"), ("9.0",)), loose=True)
 
 
 def test_a_truncated_or_chance_magic_number_is_skipped(tmp_path: Path) -> None:
@@ -117,7 +118,7 @@ def _wheel(tmp_path: Path, members: dict[str, bytes]) -> Path:
     return wheel
 
 
-def _matrix(tmp_path: Path, sm: str, ptx: str = "", system: str = "linux") -> Path:
+def _matrix(tmp_path: Path, sm: str, ptx: str = "", system: str = "linux", exact: str = "") -> Path:
     text = f"""
 [[framework]]
 package = "torch"
@@ -128,6 +129,7 @@ cuda = ["12.4"]
 cuda_default = "12.4"
 cudnn_rule = "bundled"
 sm = [{sm}]
+sm_exact = [{exact}]
 ptx = [{ptx}]
 source = "https://pypi.org/project/torch/2.6.0/"
 
@@ -163,7 +165,7 @@ def test_a_wheel_is_checked_against_its_row(tmp_path: Path) -> None:
             "torch/lib/libc10.so": os.urandom(2048),
         },
     )
-    matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"')
+    matrix = _matrix(tmp_path, '"7.5", "8.0", "10.0"', '"9.0"', exact='"9.0"')
     agree = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
     assert agree.returncode == 0, agree.stdout + agree.stderr
     assert (
@@ -233,7 +235,7 @@ def test_windows_wheels_are_read_from_their_dlls(tmp_path: Path) -> None:
             "torch/lib/libtorch_cuda.so": other,  # not a Windows library
         },
     )
-    matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"', system="windows")
+    matrix = _matrix(tmp_path, '"7.5", "8.0", "10.0"', '"9.0"', system="windows", exact='"9.0"')
     agree = _run("--wheel", str(wheel), "--version", "2.6.0", "--os", "windows", "--matrix", str(matrix), "--show")
     assert agree.returncode == 0, agree.stdout + agree.stderr
     assert "torch_cuda.dll: compute_90 x1" in agree.stdout and "cudnn64" not in agree.stdout
@@ -245,7 +247,7 @@ def test_the_cuda_a_wheel_states_is_checked_against_the_row(tmp_path: Path) -> N
     own = _library(tmp_path, "own", [(FIXTURES / "kernels.fatbin").read_bytes()]).read_bytes()
     tf = {"tensorflow/python/platform/build_info.py": b"build_info = {'cuda_version': '12.3', 'is_cuda_build': True}"}
     wheel = _wheel(tmp_path, {**tf, "tensorflow/libtensorflow_cc.so.2": own})
-    matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"')  # says its default is CUDA 12.4
+    matrix = _matrix(tmp_path, '"7.5", "8.0", "10.0"', '"9.0"', exact='"9.0"')  # says its default is CUDA 12.4
     differ = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))
     assert differ.returncode == 1 and "(built with CUDA 12.3)" in differ.stdout
 
@@ -253,7 +255,7 @@ def test_the_cuda_a_wheel_states_is_checked_against_the_row(tmp_path: Path) -> N
 def test_a_release_a_row_covers_is_checked_against_that_row(tmp_path: Path) -> None:
     own = _library(tmp_path, "own", [(FIXTURES / "kernels.fatbin").read_bytes()]).read_bytes()
     wheel = _wheel(tmp_path, {"onnxruntime/capi/libonnxruntime_providers_cuda.so": own})
-    matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"')
+    matrix = _matrix(tmp_path, '"7.5", "8.0", "10.0"', '"9.0"', exact='"9.0"')
     matrix.write_text(matrix.read_text().replace('version = "2.6.0"\n', 'version = "2.6.0"\ncovers = ">=2.6.0,<2.7"\n'))
     covered = _run("--wheel", str(wheel), "--version", "2.6.1", "--matrix", str(matrix))
     assert covered.returncode == 0, covered.stdout + covered.stderr
@@ -267,7 +269,7 @@ def test_tensorflow_build_info_is_held_against_what_is_read(tmp_path: Path) -> N
         "build_info = collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), "
         "('cuda_compute_capabilities', {caps}), ('cuda_version', '12.4'), ('cudnn_version', '8')])"
     )
-    matrix = _matrix(tmp_path, '"7.5", "8.0", "9.0", "10.0"', '"9.0"')
+    matrix = _matrix(tmp_path, '"7.5", "8.0", "10.0"', '"9.0"', exact='"9.0"')
     same = "['sm_75', 'sm_80', 'sm_90', 'sm_100', 'compute_90']"
     wheel = _wheel(tmp_path, {"tensorflow/python/platform/build_info.py": info.format(caps=same).encode(), "x.so": own})
     agree = _run("--wheel", str(wheel), "--version", "2.6.0", "--matrix", str(matrix))

@@ -167,15 +167,21 @@ class DriverTable:
 
 
 def binary_runs_on(
-    gpu: ComputeCapability, sass: Iterable[ComputeCapability], ptx: Iterable[ComputeCapability] = ()
+    gpu: ComputeCapability,
+    sass: Iterable[ComputeCapability],
+    ptx: Iterable[ComputeCapability] = (),
+    exact: Iterable[ComputeCapability] = (),
 ) -> bool:
-    """Whether a binary with SASS for ``sass`` archs (and PTX for ``ptx``) runs on a GPU of ``gpu``.
+    """Whether a binary with SASS for ``sass`` archs (PTX for ``ptx``, arch-specific SASS for ``exact``) runs on
+    a GPU of ``gpu``.
 
     SASS runs on the same major architecture with an equal or higher minor; PTX is JIT-compiled for
-    any GPU of equal or higher compute capability.
-    Source: https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility
+    any GPU of equal or higher compute capability; arch-specific code (sm_90a, sm_100a) runs on that very
+    compute capability only.
+    Sources: https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility,
+    https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/#gpu-feature-list
     """
     g = gpu.key(2)
-    if any(s.key(2)[0] == g[0] and s.key(2)[1] <= g[1] for s in sass):
+    if any(s.key(2)[0] == g[0] and s.key(2)[1] <= g[1] for s in sass) or any(e.key(2) == g for e in exact):
         return True
     return any(p.key(2) <= g for p in ptx)

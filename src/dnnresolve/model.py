@@ -34,6 +34,7 @@ class InstallRecipe:
     companions: tuple[tuple[str, str], ...] = ()  # ("torchvision", "0.16.0"), ...
     sm: tuple[ComputeCapability, ...] = ()  # architectures this variant's binaries carry, when stated
     ptx: tuple[ComputeCapability, ...] = ()  # architectures it carries PTX for (JIT-compiled for newer GPUs)
+    sm_exact: tuple[ComputeCapability, ...] = ()  # arch-specific code (sm_90a): runs on that capability only
     cudnn: tuple[CudnnVersion, ...] = ()  # the cuDNN series this variant was built against, when stated
 
     def to_dict(self) -> dict[str, Any]:
@@ -50,6 +51,8 @@ class InstallRecipe:
             d["sm"] = [str(s) for s in self.sm]
         if self.ptx:
             d["ptx"] = [str(s) for s in self.ptx]
+        if self.sm_exact:
+            d["sm_exact"] = [str(s) for s in self.sm_exact]
         if self.cudnn:
             d["cudnn"] = [str(c) for c in self.cudnn]
         return d
@@ -71,6 +74,7 @@ class FrameworkRelease:
     compute_capability_min: ComputeCapability | None = None
     sm: tuple[ComputeCapability, ...] = ()  # the plain PyPI wheel's (cuda_default's) SASS architectures
     ptx: tuple[ComputeCapability, ...] = ()  # and its PTX, which the driver compiles for newer GPUs
+    sm_exact: tuple[ComputeCapability, ...] = ()  # and its arch-specific code (sm_100a), for that capability only
     aliases: tuple[str, ...] = ()
     compiler: str = ""
     build_tool: str = ""

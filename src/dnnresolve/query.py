@@ -64,6 +64,7 @@ def release_record(matrix: Matrix, row: FrameworkRelease) -> dict[str, Any]:
         "compute_capability_min": str(row.compute_capability_min) if row.compute_capability_min else None,
         "sm": [str(s) for s in row.sm],
         "ptx": [str(s) for s in row.ptx],
+        "sm_exact": [str(s) for s in row.sm_exact],
         "compiler": row.compiler or None,
         "build_tool": row.build_tool or None,
         "wheels_any_python": row.wheels_any_python,

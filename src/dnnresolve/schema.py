@@ -55,11 +55,12 @@ INSTALL_KEYS = frozenset(
         "torchaudio",
         "os",
         "sm",
+        "sm_exact",
         "ptx",
         "cudnn",
     }
 )
-_LIST_KEYS = ("packages", "channels", "python", "os", "sm", "ptx", "cudnn")
+_LIST_KEYS = ("packages", "channels", "python", "os", "sm", "sm_exact", "ptx", "cudnn")
 _URL = re.compile(r"https?://[^\s\"'<>]+")
 
 T = TypeVar("T")
@@ -207,6 +208,7 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
         companions = tuple((k, item[k]) for k in ("torchvision", "torchaudio") if item.get(k))
         sm = _recipe_versions(row, i, item, "sm", ComputeCapability.parse)
         ptx = _recipe_versions(row, i, item, "ptx", ComputeCapability.parse)
+        exact = _recipe_versions(row, i, item, "sm_exact", ComputeCapability.parse)
         cudnn = _recipe_versions(row, i, item, "cudnn", CudnnVersion.parse)
         out.append(
             InstallRecipe(
@@ -224,6 +226,7 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
                 companions=companions,
                 sm=tuple(sm),
                 ptx=tuple(ptx),
+                sm_exact=tuple(exact),
                 cudnn=tuple(cudnn),
             )
         )
@@ -245,6 +248,7 @@ def _framework(row: Row) -> FrameworkRelease:
             "cudnn_rule",
             "compute_capability_min",
             "sm",
+            "sm_exact",
             "ptx",
             "compiler",
             "build_tool",
@@ -284,6 +288,7 @@ def _framework(row: Row) -> FrameworkRelease:
         compute_capability_min=row.parsed("compute_capability_min", ComputeCapability.parse),
         sm=row.parsed_list("sm", ComputeCapability.parse),
         ptx=row.parsed_list("ptx", ComputeCapability.parse),
+        sm_exact=row.parsed_list("sm_exact", ComputeCapability.parse),
         aliases=tuple(canonicalize_name(a) for a in row.texts("aliases")),
         compiler=row.text("compiler"),
         build_tool=row.text("build_tool"),

@@ -360,11 +360,12 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
         return Check("compute_capability", Status.UNKNOWN, "GPU not known", "", "", row.source)
     cc = min(ccs)
     found = str(cc)
-    sm, ptx = _variant_code(row, cuda)
-    if sm or ptx:
+    sm, exact, ptx = _variant_code(row, cuda)
+    if sm or exact or ptx:
+        sass = ", ".join([*(s.sm for s in sm), *(f"{e.sm}a" for e in exact)])
         ptx_text = "PTX " + ", ".join(f"compute_{p.major}{p.minor}" for p in ptx) if ptx else ""
-        needed = " + ".join(text for text in (", ".join(s.sm for s in sm), ptx_text) if text)
-        if binary_runs_on(cc, sm):
+        needed = " + ".join(text for text in (sass, ptx_text) if text)
+        if binary_runs_on(cc, sm, exact=exact):
             return Check("compute_capability", Status.OK, f"wheels carry code for {cc.sm}", needed, found, row.source)
         if binary_runs_on(cc, (), ptx):
             jit = max(p for p in ptx if p <= cc)
@@ -438,17 +439,18 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
     )
 
 
-def _variant_code(
-    row: FrameworkRelease, cuda: CudaVersion
-) -> tuple[tuple[ComputeCapability, ...], tuple[ComputeCapability, ...]]:
-    """The architectures this variant's binaries carry code for, as (SASS, PTX): its recipe's lists, else the
-    row's (the default wheel's)."""
+Archs = tuple[ComputeCapability, ...]
+
+
+def _variant_code(row: FrameworkRelease, cuda: CudaVersion) -> tuple[Archs, Archs, Archs]:
+    """The architectures this variant's binaries carry code for, as (SASS, arch-specific SASS, PTX): its
+    recipe's lists, else the row's (the default wheel's)."""
     for rec in row.install:
-        if (rec.sm or rec.ptx) and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series:
-            return rec.sm, rec.ptx
+        if (rec.sm or rec.sm_exact or rec.ptx) and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series:
+            return rec.sm, rec.sm_exact, rec.ptx
     if row.cuda_default is None or row.cuda_default.series == cuda.series or len(row.cuda) == 1:
-        return row.sm, row.ptx
-    return (), ()
+        return row.sm, row.sm_exact, row.ptx
+    return (), (), ()
 
 
 def system_cuda_ok(build: CudaVersion, have: CudaVersion) -> bool:

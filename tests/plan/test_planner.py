@@ -521,3 +521,18 @@ def test_mxnet_gpu_code_comes_from_its_wheels() -> None:
     rtx = plan_for("mxnet-cu112==1.9.1", modern_node("NVIDIA GeForce RTX 3090", "8.6", "470.82.01", python="3.8"))
     cc = rtx.requirements[0].result.candidates[0].check("compute_capability")
     assert cc is not None and cc.status is Status.OK
+
+
+def test_arch_specific_code_runs_on_its_own_capability_only() -> None:
+    """onnxruntime-gpu 1.27-1.28 (Linux wheels) carry sm_100a: a B200 (10.0) runs it, a B300 (10.3) does not;
+    1.29 on carry no 10.x code at all."""
+
+    def cc_check(spec: str, gpu: str, cc: str):  # type: ignore[no-untyped-def]
+        best = plan_for(spec, modern_node(gpu, cc, "580.65.06")).requirements[0].result.candidates[0]
+        return best.check("compute_capability")
+
+    b200 = cc_check("onnxruntime-gpu==1.28.0", "NVIDIA B200", "10.0")
+    assert b200.status is Status.OK and "sm_100a" in b200.needed
+    assert cc_check("onnxruntime-gpu==1.28.0", "NVIDIA B300 SXM6 AC", "10.3").status is Status.FAIL
+    assert cc_check("onnxruntime-gpu==1.30.0", "NVIDIA B200", "10.0").status is Status.FAIL
+    assert cc_check("onnxruntime-gpu==1.25.0", "NVIDIA H100 80GB HBM3", "9.0").status is Status.OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..query import MatrixResult
@@ -81,13 +82,13 @@ def _one(r: dict[str, Any], out: Any) -> None:
         ("min driver linux", r["driver_min_linux"] or ""),
         ("min driver windows", r["driver_min_windows"] or ""),
         ("min compute capability", r["compute_capability_min"] or ""),
-        ("gpu code (plain PyPI wheel)", gpu_code(r.get("sm", []), r.get("ptx", []))),
+        ("gpu code (plain PyPI wheel)", gpu_code(r.get("sm", []), r.get("ptx", []), r.get("sm_exact", []))),
         ("compiler", r["compiler"] or ""),
         ("build tool", r["build_tool"] or ""),
     ]
     for inst in r["install"]:
         cudnn = f", cudnn {', '.join(inst['cudnn'])}" if inst.get("cudnn") else ""
-        code = gpu_code(inst.get("sm", []), inst.get("ptx", []))
+        code = gpu_code(inst.get("sm", []), inst.get("ptx", []), inst.get("sm_exact", []))
         code = f", {code}" if code else ""
         rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'}{cudnn}{code})", install_command(inst)))
     rows.append(("note", r["note"] or ""))
@@ -100,7 +101,7 @@ def _one(r: dict[str, Any], out: Any) -> None:
 
 def _code_span(r: dict[str, Any]) -> str:
     """A release's GPU code in a table cell: ``sm_60-sm_89 + PTX compute_90``, else its minimum, else ``-``."""
-    sm, ptx = r.get("sm", []), r.get("ptx", [])
+    sm, ptx = r.get("sm", []) + [s + "a" for s in r.get("sm_exact", [])], r.get("ptx", [])
     parts = ["-".join("sm_" + s.replace(".", "") for s in (sm[:1] + sm[1:][-1:]))] if sm else []
     if ptx:
         parts.append(gpu_code([], ptx[-1:]))  # the newest PTX is what newer GPUs run
@@ -109,13 +110,15 @@ def _code_span(r: dict[str, Any]) -> str:
     return f">= {r['compute_capability_min']}" if r.get("compute_capability_min") else "-"
 
 
-def gpu_code(sm: list[str], ptx: list[str]) -> str:
-    """``["5.0", "8.6"]``, ``["8.0"]`` -> ``sm_50 sm_86 + PTX compute_80``: the code a build carries."""
+def gpu_code(sm: Sequence[str], ptx: Sequence[str], exact: Sequence[str] = ()) -> str:
+    """``["5.0", "8.6"]``, ``["8.0"]``, ``["9.0"]`` -> ``sm_50 sm_86 sm_90a + PTX compute_80``: the code a build
+    carries (``exact``: arch-specific code, for that capability only)."""
 
     def name(prefix: str, cc: str) -> str:
         return prefix + cc.replace(".", "")
 
-    parts = [" ".join(name("sm_", s) for s in sm)] if sm else []
+    sass = [name("sm_", s) for s in sm] + [name("sm_", e) + "a" for e in exact]
+    parts = [" ".join(sass)] if sass else []
     if ptx:
         parts.append("PTX " + " ".join(name("compute_", p) for p in ptx))
     return " + ".join(parts)
