@@ -216,9 +216,15 @@ def library(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: 
 # ---------------------------------------------------------------- GPU architecture
 
 
+def _sm(text: str) -> str:
+    """An architecture as a list names it: ``sm_86``, ``compute_80``, ``8.6``, or bare digits (Paddle's ``86``,
+    ``120``), which mean ``sm_86``."""
+    return f"sm_{text}" if text.isdigit() else text
+
+
 def compute_capability(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     g = m.groupdict()
-    cc = ComputeCapability.parse(g["cc"])
+    cc = ComputeCapability.parse(_sm(g["cc"]))
     gpu = (g.get("gpu") or "").strip()
     gpu = re.split(r":\s", gpu)[-1].strip() if gpu else ""
     gpu = re.sub(r"^.*\bname:\s*([^,]+).*$", r"\1", gpu)  # TensorFlow's "(device: 0, name: GRID K520, ...)"
@@ -231,7 +237,7 @@ def compute_capability(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, 
         facts["minimum"] = str(minimum)
         rows.append(("needs", f"compute capability {minimum} or higher"))
     if g.get("supported"):
-        archs = g["supported"].split()
+        archs = [_sm(a) for a in g["supported"].replace(",", " ").split()]
         sass = sorted(ComputeCapability.parse(a) for a in archs if a.startswith("sm_"))
         facts["supported_text"] = " ".join(archs)
         rows.append(("build carries", " ".join(archs)))
