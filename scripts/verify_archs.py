@@ -109,9 +109,14 @@ def fatbin_containers(path: Path) -> list[Counter[Image]]:
     return containers
 
 
+def count_images(containers: list[Counter[Image]]) -> Counter[Image]:
+    """All the images of these containers, counted."""
+    return sum(containers, Counter())
+
+
 def fatbin_images(path: Path) -> Counter[Image]:
     """All the images of every container in a file, counted."""
-    return sum(fatbin_containers(path), Counter())
+    return count_images(fatbin_containers(path))
 
 
 def _read_container(data: mmap.mmap, at: int) -> tuple[int, Counter[Image]]:
@@ -354,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
                 wheel.unlink()
             if args.show:
                 for lib, containers in sorted(libraries.items()):
-                    images: Counter[Image] = sum(containers, Counter())
+                    images = count_images(containers)
                     print(f"        {lib}: " + ", ".join(f"{i} x{n}" for i, n in sorted(images.items())))
                     for text, k in common_sets(containers):
                         print(f"          {k} containers: {text}")

@@ -363,13 +363,12 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
     sm, exact, ptx = _variant_code(row, cuda)
     if sm or exact or ptx:
         sass = ", ".join([*(s.sm for s in sm), *(f"{e.sm}a" for e in exact)])
-        ptx_text = "PTX " + ", ".join(f"compute_{p.major}{p.minor}" for p in ptx) if ptx else ""
+        ptx_text = "PTX " + ", ".join(p.compute for p in ptx) if ptx else ""
         needed = " + ".join(text for text in (sass, ptx_text) if text)
         if binary_runs_on(cc, sm, exact=exact):
             return Check("compute_capability", Status.OK, f"wheels carry code for {cc.sm}", needed, found, row.source)
         if binary_runs_on(cc, (), ptx):
-            jit = max(p for p in ptx if p <= cc)
-            code = f"compute_{jit.major}{jit.minor}"
+            code = max(p for p in ptx if p <= cc).compute
             table = matrix.driver_table(runtime.os)
             if runtime.driver is not None and table.check(runtime.driver, cuda).how == "minor_version_compat":
                 return Check(

@@ -234,6 +234,11 @@ class ComputeCapability(_Dotted):
     def sm(self) -> str:
         return f"sm_{self.major}{self.minor}"
 
+    @property
+    def compute(self) -> str:
+        """The name of its PTX (virtual) architecture: ``compute_80``."""
+        return f"compute_{self.major}{self.minor}"
+
 
 @record(frozen=True, order=True)
 class PythonVersion(_Dotted):

@@ -102,7 +102,7 @@ def _one(r: dict[str, Any], out: Any) -> None:
 def _code_span(r: dict[str, Any]) -> str:
     """A release's GPU code in a table cell: ``sm_60-sm_89 + PTX compute_90``, else its minimum, else ``-``."""
     sm, ptx = r.get("sm", []) + [s + "a" for s in r.get("sm_exact", [])], r.get("ptx", [])
-    parts = ["-".join("sm_" + s.replace(".", "") for s in (sm[:1] + sm[1:][-1:]))] if sm else []
+    parts = ["-".join(_arch("sm_", s) for s in (sm[:1] + sm[1:][-1:]))] if sm else []
     if ptx:
         parts.append(gpu_code([], ptx[-1:]))  # the newest PTX is what newer GPUs run
     if parts:
@@ -110,17 +110,18 @@ def _code_span(r: dict[str, Any]) -> str:
     return f">= {r['compute_capability_min']}" if r.get("compute_capability_min") else "-"
 
 
+def _arch(prefix: str, cc: str) -> str:
+    """``("sm_", "8.6")`` -> ``sm_86``; an "a" (arch-specific) stays at the end: ``"9.0a"`` -> ``sm_90a``."""
+    return prefix + cc.replace(".", "")
+
+
 def gpu_code(sm: Sequence[str], ptx: Sequence[str], exact: Sequence[str] = ()) -> str:
     """``["5.0", "8.6"]``, ``["8.0"]``, ``["9.0"]`` -> ``sm_50 sm_86 sm_90a + PTX compute_80``: the code a build
     carries (``exact``: arch-specific code, for that capability only)."""
-
-    def name(prefix: str, cc: str) -> str:
-        return prefix + cc.replace(".", "")
-
-    sass = [name("sm_", s) for s in sm] + [name("sm_", e) + "a" for e in exact]
+    sass = [_arch("sm_", s) for s in sm] + [_arch("sm_", e) + "a" for e in exact]
     parts = [" ".join(sass)] if sass else []
     if ptx:
-        parts.append("PTX " + " ".join(name("compute_", p) for p in ptx))
+        parts.append("PTX " + " ".join(_arch("compute_", p) for p in ptx))
     return " + ".join(parts)
 
 
