@@ -536,3 +536,23 @@ def test_arch_specific_code_runs_on_its_own_capability_only() -> None:
     assert cc_check("onnxruntime-gpu==1.28.0", "NVIDIA B300 SXM6 AC", "10.3").status is Status.FAIL
     assert cc_check("onnxruntime-gpu==1.30.0", "NVIDIA B200", "10.0").status is Status.FAIL
     assert cc_check("onnxruntime-gpu==1.25.0", "NVIDIA H100 80GB HBM3", "9.0").status is Status.OK
+
+
+def test_a_long_need_wraps_in_its_column_and_has_keeps_its_own(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # TensorFlow 1.12's wheels carry six SASS and six PTX architectures: the need runs over three more lines
+    target = ("--no-detect", "--os", "linux", "--gpu", "Tesla K20m", "--driver", "384.81", "--cuda", "9.0")
+    lines = run_cli("plan", "tensorflow-gpu==1.12.0", *target, "--cudnn", "7.1").stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "compute_capability" in line)
+    column = lines[at].index("needs ")
+    has = lines[at].index("has 3.5")
+    assert lines[at].split() == ["ok", "compute_capability", "needs", "sm_35,", "sm_37,", "sm_52,", "sm_60,", "sm_61,",
+                                 "has", "3.5"]  # fmt: skip
+    more = []
+    for line in lines[at + 1 :]:
+        if line[:column].strip():
+            break
+        more.append(line)
+    assert " ".join(m.strip() for m in more).endswith("compute_61, compute_70")
+    assert all(len(m) <= has for m in more)  # under "needs", never into "has"
+    cudnn = next(line for line in lines if "cudnn " in line and "needs" in line)
+    assert cudnn.rstrip().endswith("has 7.1") and cudnn.index("has 7.1") == has

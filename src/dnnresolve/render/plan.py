@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from ..model import Runtime
@@ -99,6 +100,9 @@ def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None
         out.print(f"[bold red]conflict[/]: {escape(c)}")
 
 
+_NEEDS_WIDTH = 44
+
+
 def _emit_requirement(out: LineConsole, rp: RequirementPlan) -> None:
     r = rp.result
     best = r.best
@@ -115,7 +119,12 @@ def _emit_requirement(out: LineConsole, rp: RequirementPlan) -> None:
         style = {"MISSING": "red", "warn": "yellow", "?": "dim"}.get(mark, "green")
         needed = f"needs {c.needed}" if c.needed else ""
         found = f"has {c.found}" if c.found else "has ?"
-        out.print(f"  [{style}]{mark:<8}[/] {c.component:<19} {escape(needed):<44} {escape(found)}")
+        # a long need (TensorFlow 1.x's six SASS and six PTX architectures) goes on below its column, so "has"
+        # stays in its own
+        first, *more = textwrap.wrap(needed, _NEEDS_WIDTH, break_long_words=False, break_on_hyphens=False) or [""]
+        out.print(f"  [{style}]{mark:<8}[/] {c.component:<19} {escape(first):<{_NEEDS_WIDTH}} {escape(found)}")
+        for line in more:
+            out.print(f"{'':31}{escape(line)}")
         if c.status in (Status.FAIL, Status.WARN):
             out.print(f"           [dim]{escape(c.reason)}[/]")
     for d in rp.dropped:
