@@ -134,7 +134,7 @@ def _newest_for_this_os(r: RequirementResult, runtime: Runtime, matrix: Matrix) 
     if row.cudnn and needs_system_cuda(row, matrix):
         needs.append(f"cuDNN {', '.join(str(c) for c in row.cudnn)}")
     return (
-        f"no {runtime.os} build of this release; the newest {runtime.os} GPU build in the matrix is "
+        f"the matrix has no {runtime.os} build of this release; its newest {runtime.os} GPU build is "
         f"{row.package} {row.version} ({'; '.join(needs)}): `dnnresolve plan {row.package}=={row.version}` "
         "with your CUDA and cuDNN says what it takes"
     )

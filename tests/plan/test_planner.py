@@ -356,7 +356,7 @@ def test_a_release_without_a_build_for_this_os_names_the_newest_that_has_one() -
     rt = _machine(driver="560.94", cc="8.9", python="3.11", os="windows", gpu="NVIDIA GeForce RTX 4090")
     rp = plan_for("tensorflow==2.15.0", rt).requirements[0]
     assert rp.options == []
-    assert rp.message.startswith("no windows build of this release; the newest windows GPU build in the matrix is ")
+    assert rp.message.startswith("the matrix has no windows build of this release; its newest windows GPU build is ")
     assert "2.10.0" in rp.message and "CUDA 11.2" in rp.message and "cuDNN 8.1" in rp.message
 
 
