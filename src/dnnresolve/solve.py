@@ -431,6 +431,18 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
         )
     if minimum is None:
         return Check("compute_capability", Status.UNKNOWN, "minimum compute capability not stated", "", found, source)
+    least = cuda_row.compute_capability_min if cuda_row is not None else None
+    if least is not None and least > minimum and cc < least:
+        # a page's floor for every build (CuPy's "3.0 or later") does not reach below what the build's CUDA
+        # compiles for: CUDA 12 has no Kepler code, at build time or through NVRTC at run time
+        return Check(
+            "compute_capability",
+            Status.FAIL,
+            f"built with CUDA {cuda}, which supports >= {least}; GPU is {cc}",
+            f">= {least} (CUDA {cuda})",
+            found,
+            cuda_row.source if cuda_row is not None else source,
+        )
     needed = f">= {minimum}"
     if cc >= minimum:
         return Check("compute_capability", Status.OK, f"GPU {cc} meets {needed}", needed, found, source)

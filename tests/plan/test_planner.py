@@ -556,3 +556,22 @@ def test_a_long_need_wraps_in_its_column_and_has_keeps_its_own(run_cli) -> None:
     assert all(len(m) <= has for m in more)  # under "needs", never into "has"
     cudnn = next(line for line in lines if "cudnn " in line and "needs" in line)
     assert cudnn.rstrip().endswith("has 7.1") and cudnn.index("has 7.1") == has
+
+
+def test_a_page_wide_gpu_floor_stops_at_the_builds_cuda() -> None:
+    # CuPy's page says "compute capability 3.0 or later" for every package; CUDA 12 itself starts at 5.0
+    k80 = modern_node("Tesla K80", "3.7", "550.54.15")
+    rp = plan_for("cupy-cuda12x==13.0.0", k80).requirements[0]
+    best = rp.result.best
+    assert best is not None
+    gpu = next(c for c in best.checks if c.component == "compute_capability")
+    assert gpu.status is Status.FAIL and gpu.needed == ">= 5.0 (CUDA 12.0)"
+    assert gpu.reason == "built with CUDA 12.0, which supports >= 5.0; GPU is 3.7"
+    # the same page's CUDA 11 package still runs there, and a Maxwell card runs the CUDA 12 one
+    for spec, rt in (
+        ("cupy-cuda11x==13.0.0", k80),
+        ("cupy-cuda12x==13.0.0", modern_node("GTX 980", "5.2", "550.54.15")),
+    ):
+        found = plan_for(spec, rt).requirements[0].result.best
+        assert found is not None
+        assert next(c for c in found.checks if c.component == "compute_capability").status is Status.OK, spec
