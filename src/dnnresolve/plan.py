@@ -354,6 +354,17 @@ def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> 
 def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None) -> Step:
     rec = row.recipe(cuda)
     argv = ["python", "-m", "pip", "install"]
+    plain = row.on_pypi and row.cuda_default is not None and cuda is not None and cuda.series == row.cuda_default.series
+    manual = row.recipe(cuda, "manual") if rec is None and not plain else None
+    if manual is not None and manual.url:
+        # this build is a download the install page links (torch 0.4.1's Windows wheels): not on PyPI
+        build = f" (CUDA {manual.cuda} build)" if manual.cuda else " (CPU build)"
+        said = f" ({manual.note})" if manual.note else ""
+        return Step(
+            "manual",
+            f"{row.package} {row.version}{build} is a download, not a PyPI install: get the file for your Python "
+            f"from {manual.url}{said}, then python -m pip install that file",
+        )
     if rec is None and not row.on_pypi:
         return Step(
             "manual",

@@ -575,3 +575,22 @@ def test_a_page_wide_gpu_floor_stops_at_the_builds_cuda() -> None:
         found = plan_for(spec, rt).requirements[0].result.best
         assert found is not None
         assert next(c for c in found.checks if c.component == "compute_capability").status is Status.OK, spec
+
+
+def test_a_build_only_the_install_page_links_is_a_download_step() -> None:
+    # torch 0.4.1 was never on PyPI; its Windows wheels are files on download.pytorch.org
+    windows = Runtime(
+        os="windows",
+        driver=DriverVersion.parse("398.36"),
+        gpus=[Gpu("GeForce GTX 1080", ComputeCapability.parse("6.1"))],
+        python=PythonVersion.parse("3.6"),
+    )
+    steps = [s for o in plan_for("torch==0.4.1", windows).requirements[0].options for s in o.steps]
+    assert steps and all(s.kind == "manual" for s in steps)
+    assert "https://download.pytorch.org/whl/cu90/torch-0.4.1-cp36-cp36m-win_amd64.whl" in steps[0].description
+    assert steps[0].description.endswith("then python -m pip install that file")
+    # torch 1.0.0's plain PyPI wheel is its CUDA 9.0 build on Linux: that one stays a pip install
+    linux = modern_node("GeForce GTX 1080", "6.1", "410.48", python="3.6")
+    rp = plan_for("torch==1.0.0", linux).requirements[0]
+    assert rp.result.best is not None and str(rp.result.best.cuda) == "9.0"
+    assert ("python", "-m", "pip", "install", "torch==1.0.0") in [s.argv for o in rp.options for s in o.steps]
