@@ -80,6 +80,7 @@ class FrameworkRelease:
     build_tool: str = ""
     on_pypi: bool = True  # False: PyPI no longer serves its files, so no plain ``pip install`` gets it
     wheels_any_python: bool = False  # its wheels are tagged for any CPython (py2.py3); ``python`` is what it states
+    system_cuda: bool = False  # its wheels bring cuDNN (cudnn_rule bundled) but load CUDA from the system (MXNet < 1.8)
     install: tuple[InstallRecipe, ...] = ()
     source: str = ""
     sources: tuple[str, ...] = ()

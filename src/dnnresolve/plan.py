@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .compat import cudnn_compatible, cudnn_rule_text
+from .compat import CudnnRule, cudnn_compatible, cudnn_rule_text
 from .matrix import Matrix
 from .model import FrameworkRelease, Runtime
 from .modulenames import ModuleOffer, read_module
@@ -131,7 +131,7 @@ def _newest_for_this_os(r: RequirementResult, runtime: Runtime, matrix: Matrix) 
         return f"the matrix has no {runtime.os} GPU build of {r.package}"
     row = max(rows, key=lambda x: (x.version, x.package == r.package))  # the name asked for, on a tie
     needs = [f"Python {', '.join(str(p) for p in row.python)}", f"CUDA {', '.join(str(c) for c in row.cuda)}"]
-    if row.cudnn and needs_system_cuda(row, matrix):
+    if row.cudnn and needs_system_cuda(row, matrix) and row.cudnn_rule is not CudnnRule.BUNDLED:
         needs.append(f"cuDNN {', '.join(str(c) for c in row.cudnn)}")
     return (
         f"the matrix has no {runtime.os} build of this release; its newest {runtime.os} GPU build is "

@@ -68,6 +68,7 @@ def release_record(matrix: Matrix, row: FrameworkRelease) -> dict[str, Any]:
         "compiler": row.compiler or None,
         "build_tool": row.build_tool or None,
         "wheels_any_python": row.wheels_any_python,
+        "system_cuda": row.system_cuda,
         "install": [r.to_dict() for r in row.install],
         "wheel_pins": pins,
         "source": row.source,

@@ -135,12 +135,16 @@ def preferred_variants(row: FrameworkRelease) -> list[CudaVersion | None]:
 
 
 def needs_system_cuda(release: FrameworkRelease, matrix: Matrix | None = None) -> bool:
-    """Whether the release loads CUDA and cuDNN from the system (modules, toolkits) rather than its wheels.
+    """Whether the release loads CUDA (and cuDNN, unless it bundles that) from the system (modules, toolkits)
+    rather than its wheels.
 
-    A release whose pip install pins nvidia-* wheels (tensorflow[and-cuda], jax[cuda12]) brings its own.
+    A release whose pip install pins nvidia-* wheels (tensorflow[and-cuda], jax[cuda12]) brings its own; one that
+    bundles cuDNN brings both, unless the matrix says it still loads CUDA from the system (MXNet before 1.8).
     """
-    if not release.is_gpu or release.cudnn_rule is CudnnRule.BUNDLED:
+    if not release.is_gpu:
         return False
+    if release.cudnn_rule is CudnnRule.BUNDLED:
+        return release.system_cuda
     return not (matrix is not None and bundled_extra(release, matrix) is not None)
 
 
@@ -253,7 +257,7 @@ def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, 
     checks.append(_check_gpu(row, cuda, runtime, matrix))
     if needs_system_cuda(row, matrix):
         checks.append(_check_system_cuda(row, cuda, runtime))
-        if row.cudnn_for(cuda):
+        if row.cudnn_for(cuda) and row.cudnn_rule is not CudnnRule.BUNDLED:
             checks.append(_check_system_cudnn(row, cuda, runtime))
     return checks
 

@@ -594,3 +594,20 @@ def test_a_build_only_the_install_page_links_is_a_download_step() -> None:
     rp = plan_for("torch==1.0.0", linux).requirements[0]
     assert rp.result.best is not None and str(rp.result.best.cuda) == "9.0"
     assert ("python", "-m", "pip", "install", "torch==1.0.0") in [s.argv for o in rp.options for s in o.steps]
+
+
+def test_a_wheel_that_brings_cudnn_only_still_needs_the_systems_cuda() -> None:
+    # MXNet before 1.8 links cuDNN into libmxnet.so but loads libcudart.so.9.2 from the system
+    rt = modern_node("Tesla V100-SXM2-16GB", "7.0", "450.80.02", python="3.6")
+    rt = Runtime(
+        os=rt.os, driver=rt.driver, gpus=rt.gpus, python=rt.python,
+        cuda=[CudaInstall(CudaVersion.parse("10.1"), "/usr/local/cuda-10.1")],
+    )  # fmt: skip
+    best = plan_for("mxnet-cu92==1.5.0", rt).requirements[0].result.best
+    assert best is not None
+    checks = {c.component: c for c in best.checks}
+    assert checks["cuda"].status is Status.FAIL and checks["cuda"].reason == "built for CUDA 9.2; CUDA 10.1 is in use"
+    assert "cudnn" not in checks  # its own cuDNN: none to find on the system
+    # torch's wheels bring both: no system CUDA check at all
+    best = plan_for("torch==1.5.0", rt).requirements[0].result.best
+    assert best is not None and {c.component for c in best.checks}.isdisjoint({"cuda", "cudnn"})
