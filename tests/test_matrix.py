@@ -226,3 +226,21 @@ def test_matrix_text_shows_the_gpu_code_the_wheels_carry(run_cli) -> None:  # ty
     one = run_cli("matrix", "torch==2.15.0", "--os", "linux", env={"COLUMNS": "240"})
     line = next(line for line in one.stdout.splitlines() if "gpu code (plain PyPI wheel)" in line)
     assert "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120" in line and "PTX" not in line
+
+
+def test_cli_matrix_says_where_a_release_it_lacks_is_found(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # jaxlib's GPU builds went into jax[cuda12] plugins after 0.4.29: the matrix lists them under jax
+    r = run_cli("matrix", "jaxlib==0.5.0")
+    assert r.returncode == 1, r.stderr
+    assert r.stdout.strip() == (
+        "no release in the matrix matches 'jaxlib==0.5.0'; it lists jaxlib==0.5.0 under jax: "
+        "`dnnresolve matrix jax==0.5.0`"
+    )
+    assert json.loads(run_cli("matrix", "jax==0.5.0", "--json").stdout)["releases"][0]["package"] == "jax"
+    r = run_cli("matrix", "jaxlib>=0.12", "--json")  # a range is quoted for the shell
+    assert json.loads(r.stdout)["message"].endswith("under jax: `dnnresolve matrix 'jax>=0.12'`")
+    # a release between two rows: the neighbours
+    r = run_cli("matrix", "torch==1.10.3", "--json")
+    assert json.loads(r.stdout)["message"] == (
+        "no release in the matrix matches 'torch==1.10.3'; it knows 1.10.2 below it and 1.11.0 above it"
+    )

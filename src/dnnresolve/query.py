@@ -121,8 +121,26 @@ def matrix_query(
         return MatrixResult(query.strip(), releases=[release])
     result = MatrixResult(query.strip(), releases=[release_record(matrix, r) for r in rows])
     if not rows:
-        result.message = f"no release in the matrix matches {query.strip()!r}"
+        result.message = f"no release in the matrix matches {query.strip()!r}" + (
+            _elsewhere(matrix, spec, os_name) if spec and not cuda and not cudnn else ""
+        )
     return result
+
+
+def _elsewhere(matrix: Matrix, spec: str, os_name: str | None) -> str:
+    """Where to look instead: the framework's own name (jaxlib 0.5.0 is jax[cuda12]), else the nearest releases."""
+    import shlex
+
+    from .solve import nearest_known, under_its_own_name
+
+    req = parse_requirement(spec)
+    renamed = under_its_own_name(req, matrix)
+    if renamed is not None:
+        owner = renamed[0]
+        command = shlex.join(["dnnresolve", "matrix", f"{owner}{req.specifier}"])
+        return f"; it lists {req.name}{req.specifier} under {owner}: `{command}`"
+    near = nearest_known(req, matrix, os_name)
+    return f"; it knows {near}" if near else ""
 
 
 def _summary(matrix: Matrix, rows: list[FrameworkRelease]) -> list[dict[str, Any]]:
