@@ -102,7 +102,8 @@ class FrameworkRelease:
         release on purpose cannot be carried over: the series' patch that installs (``tensorflow[and-cuda]==2.15.1``:
         2.15.0's extra asks for a tensorrt no index has), a build (``jaxlib==0.1.59+cuda110``,
         ``paddlepaddle-gpu==2.0.2.post90``), or companions tied to the row's release (``torchvision``); a row with
-        such a step answers as it is, unless that step already pins ``version``."""
+        such a step answers as it is, unless that step already pins ``version``, or ``version`` names a build by
+        its post release as the step does (``paddlepaddle-gpu==1.8.3.post97`` from ``1.8.4.post97``)."""
         if version == self.version or not self.matches(version):
             return self
         names = {canonicalize_name(n) for n in self.names}
@@ -120,10 +121,21 @@ class FrameworkRelease:
                 pinned = Version(text)
             except InvalidVersion:
                 return self
+            # asked for a build by its post release (paddlepaddle-gpu==1.8.3.post97), the row's builds of its own
+            # release (1.8.4.post97: CUDA 9.0, 1.8.4.post107: CUDA 10.0) stand for that release's
+            post_build = (
+                version.post is not None
+                and pinned.post is not None
+                and self.version.post is None
+                and pinned.release == self.version.release
+            )
             if pinned == version:
                 install.append(rec)
             elif pinned == self.version and not rec.companions and str(pinned) == text:
                 pin = replace(req, specifier=SpecifierSet(f"=={version}"))
+                install.append(replace(rec, requirement=str(pin)))
+            elif post_build and not rec.companions and str(pinned) == text:
+                pin = replace(req, specifier=SpecifierSet(f"=={Version(version.base_version)}.post{pinned.post}"))
                 install.append(replace(rec, requirement=str(pin)))
             else:
                 return self

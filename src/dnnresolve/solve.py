@@ -19,7 +19,7 @@ from .matrix import Matrix
 from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime, WheelPins
 from .pkgname import canonicalize_name
 from .records import field, record
-from .specs import Requirement, exact_version, parse_requirement
+from .specs import InvalidRequirement, Requirement, exact_version, parse_requirement
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
@@ -179,6 +179,7 @@ def solve_requirement(req: Requirement, runtime: Runtime, matrix: Matrix) -> Req
     exact = _exact_version(spec)
     if exact is not None:  # a row covering the release asked for answers for that release, not its own
         rows = [r.for_version(exact) for r in rows]
+        variant = variant or _build_named(rows, exact)
     result = RequirementResult(req, name, known=True, installed=installed)
     for row in rows:
         variants: Iterable[CudaVersion | None] = row.cuda or [None]
@@ -227,6 +228,25 @@ def _exact_version(spec: SpecifierSet) -> Version | None:
         return Version(text) if text is not None else None
     except InvalidVersion:
         return None
+
+
+def _build_named(rows: Sequence[FrameworkRelease], version: Version) -> CudaVersion | None:
+    """The CUDA of the build a pinned post release names (``paddlepaddle-gpu==1.8.5.post97``: its CUDA 9.0 build),
+    when a recipe of these rows pins exactly that release."""
+    if version.post is None:
+        return None
+    for row in rows:
+        for rec in row.install:
+            if rec.kind == "pip" and rec.cuda and exact_version(_specifier_of(rec.requirement)) == str(version):
+                return CudaVersion.parse(rec.cuda)
+    return None
+
+
+def _specifier_of(requirement: str) -> SpecifierSet:
+    try:
+        return parse_requirement(requirement).specifier
+    except InvalidRequirement:
+        return SpecifierSet()
 
 
 def _split_local(spec: SpecifierSet) -> tuple[SpecifierSet, CudaVersion | None]:

@@ -611,3 +611,19 @@ def test_a_wheel_that_brings_cudnn_only_still_needs_the_systems_cuda() -> None:
     # torch's wheels bring both: no system CUDA check at all
     best = plan_for("torch==1.5.0", rt).requirements[0].result.best
     assert best is not None and {c.component for c in best.checks}.isdisjoint({"cuda", "cudnn"})
+
+
+def test_a_post_release_pin_names_its_build() -> None:
+    # Paddle 1.x names its builds by post release: .post97 is CUDA 9.0, .post107 CUDA 10.0
+    rt = modern_node("Tesla V100-SXM2-16GB", "7.0", "418.39", python="3.7")
+    for spec, cuda, pin in (
+        ("paddlepaddle-gpu==1.8.5.post97", "9.0", "paddlepaddle-gpu==1.8.5.post97"),
+        ("paddlepaddle-gpu==1.8.5.post107", "10.0", "paddlepaddle-gpu==1.8.5.post107"),
+        # 1.8.3 shares the row of 1.8.4: its builds are 1.8.4's, under its own number
+        ("paddlepaddle-gpu==1.8.3.post97", "9.0", "paddlepaddle-gpu==1.8.3.post97"),
+    ):
+        rp = plan_for(spec, rt).requirements[0]
+        best = rp.result.best
+        assert best is not None and str(best.cuda) == cuda and str(best.release.version) == spec.split("==")[1], spec
+        assert {c.cuda and str(c.cuda) for c in rp.result.candidates} == {cuda}, spec
+        assert pin in [a for o in rp.options for s in o.steps for a in s.argv], spec
