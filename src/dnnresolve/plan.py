@@ -207,7 +207,7 @@ def _fixes_for_release(
         present = _installed_library_steps(best, runtime, failing)
         if present:
             lib_fixes.append((present, WEIGHT_VARIANT, [present[0].description], []))
-        manual = _manual_library_steps(best, matrix, failing)
+        manual = _manual_library_steps(best, matrix, failing, runtime.os)
         if manual:
             lib_fixes.append((manual, WEIGHT_MANUAL, ["install the libraries by hand"], []))
     else:
@@ -504,6 +504,9 @@ def _installed_library_steps(best: Candidate, runtime: Runtime, failing: set[str
     if not choices:
         return []
     pick = max(choices, key=lambda c: c.version)
+    if runtime.os == "windows":  # the loader searches PATH for cudnn64_*.dll
+        return [Step("manual", f"use the cuDNN {pick.version} already installed in {pick.path}: put {pick.lib_dir} "
+                     "first on PATH")]  # fmt: skip
     return [
         Step(
             "shell",
@@ -513,16 +516,21 @@ def _installed_library_steps(best: Candidate, runtime: Runtime, failing: set[str
     ]
 
 
-def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str]) -> list[Step]:
+def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str], os_name: str) -> list[Step]:
     row = best.release
     steps: list[Step] = []
     cuda = best.cuda
+    windows = os_name == "windows"
     if "cuda" in failing and cuda is not None:
+        where = (
+            "with its Windows installer"
+            if windows
+            else f"e.g. under $HOME/cuda-{cuda} with the runfile's --toolkit --toolkitpath options (no root needed)"
+        )
         steps.append(
             Step(
                 "manual",
-                f"install the CUDA {cuda} toolkit (https://developer.nvidia.com/cuda-toolkit-archive), "
-                f"e.g. under $HOME/cuda-{cuda} with the runfile's --toolkit --toolkitpath options (no root needed)",
+                f"install the CUDA {cuda} toolkit (https://developer.nvidia.com/cuda-toolkit-archive), {where}",
             )
         )
     if "cudnn" in failing and row.cudnn_for(cuda):
@@ -533,11 +541,17 @@ def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str]) ->
             if cuda is not None and not rel.supports_cuda(cuda):
                 continue
             archive = next(
-                (a for a in rel.archives if a.os == "linux" and (cuda is None or _arch_cuda_ok(a.cuda, cuda))), None
+                (a for a in rel.archives if a.os == os_name and (cuda is None or _arch_cuda_ok(a.cuda, cuda))), None
             )
             if archive is not None:
                 break
         words = f"download cuDNN ({cudnn_rule_text(build, rule)}) for CUDA {cuda}"
+        if windows:
+            words += (f": {archive.file}" if archive is not None else " for Windows") + (
+                " from https://developer.nvidia.com/rdp/cudnn-archive, unpack it and put its bin folder (the one "
+                "holding cudnn64_*.dll) first on PATH"
+            )
+            return [*steps, Step("manual", words)]
         if archive is not None:
             words += (
                 f": {archive.file} from https://developer.nvidia.com/rdp/cudnn-archive, unpack it under $HOME/cudnn"

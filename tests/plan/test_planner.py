@@ -627,3 +627,21 @@ def test_a_post_release_pin_names_its_build() -> None:
         assert best is not None and str(best.cuda) == cuda and str(best.release.version) == spec.split("==")[1], spec
         assert {c.cuda and str(c.cuda) for c in rp.result.candidates} == {cuda}, spec
         assert pin in [a for o in rp.options for s in o.steps for a in s.argv], spec
+
+
+def test_libraries_by_hand_on_windows_are_windows_steps() -> None:
+    # TensorFlow 1.14 on Windows with CUDA 9.0 and cuDNN 7.1: it needs CUDA 10.0 and cuDNN 7.4+
+    rt = Runtime(
+        os="windows",
+        driver=DriverVersion.parse("456.71"),
+        gpus=[Gpu("GeForce GTX 1080", ComputeCapability.parse("6.1"))],
+        python=PythonVersion.parse("3.7"),
+        cuda=[CudaInstall(CudaVersion.parse("9.0"), "C:/CUDA/v9.0")],
+        cudnn=[CudnnInstall(CudnnVersion.parse("7.1.4"), "C:/CUDA/v9.0/bin/cudnn64_7.dll")],
+    )
+    rp = plan_for("tensorflow-gpu==1.14.0", rt).requirements[0]
+    by_hand = next(o for o in rp.options if o.title.endswith("install the libraries by hand"))
+    text = [s.description for s in by_hand.steps if s.kind == "manual"]
+    assert text[0].endswith("with its Windows installer")
+    assert "first on PATH" in text[1] and "linux" not in text[1] and "$HOME" not in text[1]
+    assert not any(name == "LD_LIBRARY_PATH" for s in by_hand.steps for name, _ in s.env)
