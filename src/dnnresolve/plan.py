@@ -13,7 +13,7 @@ from typing import Any
 
 from .compat import CudnnRule, cudnn_compatible, cudnn_rule_text
 from .matrix import Matrix
-from .model import FrameworkRelease, Runtime
+from .model import FrameworkRelease, InstallRecipe, Runtime
 from .modulenames import ModuleOffer, read_module
 from .records import field, record
 from .solve import (
@@ -33,7 +33,7 @@ from .solve import (
 )
 from .specs import InvalidRequirement, parse_requirement
 from .steps import Step
-from .versions import CudaVersion, PythonVersion
+from .versions import CudaVersion, CudnnVersion, PythonVersion
 
 # Lower is better. Options with equal weight keep the order they were made in.
 WEIGHT_NOTHING, WEIGHT_MODULE, WEIGHT_VARIANT, WEIGHT_ENV, WEIGHT_OTHER_RELEASE, WEIGHT_MANUAL, WEIGHT_ROOT = range(7)
@@ -342,7 +342,8 @@ def _other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> l
 
 
 def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> Option:
-    step = _pip_step(c.release, c.cuda)
+    active = runtime.active_cudnn
+    step = _pip_step(c.release, c.cuda, active.version if active is not None and needs_system_cuda(c.release) else None)
     if step.kind == "manual":
         title += ", but not with pip"
     return Option(title, [step], weight)
@@ -351,8 +352,25 @@ def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> 
 # ------------------------------------------------------------------ steps
 
 
-def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None) -> Step:
+def _recipe(row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersion | None) -> InstallRecipe | None:
+    """The pip recipe of this variant; of a variant built for several cuDNN releases (jaxlib 0.3.0's CUDA 11
+    wheels for cuDNN 8.2 and 8.0.5), the newest build the cuDNN in use (``cudnn``) serves."""
     rec = row.recipe(cuda)
+    if rec is None or cudnn is None or not rec.cudnn:
+        return rec
+    rule = cudnn_rule_for(row)
+    fits = [
+        r
+        for r in row.install
+        if r.kind == "pip" and r.cuda == rec.cuda and any(cudnn_compatible(b, cudnn, rule) for b in r.cudnn)
+    ]
+    if not fits or rec in fits:
+        return rec
+    return max(fits, key=lambda r: max(r.cudnn))
+
+
+def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersion | None = None) -> Step:
+    rec = _recipe(row, cuda, cudnn)
     argv = ["python", "-m", "pip", "install"]
     plain = row.on_pypi and row.cuda_default is not None and cuda is not None and cuda.series == row.cuda_default.series
     manual = row.recipe(cuda, "manual") if rec is None and not plain else None

@@ -528,7 +528,9 @@ def _check_system_cudnn(row: FrameworkRelease, cuda: CudaVersion, runtime: Runti
     active: CudnnInstall | None = runtime.active_cudnn
     if active is None:
         return Check("cudnn", Status.UNKNOWN, "no cuDNN known on this machine", needed, "", row.source)
-    if any(cudnn_compatible(b, active.version, rule) for b in builds):
+    accepting = [b for b in builds if cudnn_compatible(b, active.version, rule)]
+    if accepting:  # of several builds (a wheel per cuDNN), the newest one the cuDNN in use serves
+        needed = cudnn_rule_text(max(accepting), rule)
         return Check("cudnn", Status.OK, f"cuDNN {active.version} is accepted", needed, str(active.version), row.source)
     return Check(
         "cudnn",

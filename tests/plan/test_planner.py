@@ -645,3 +645,23 @@ def test_libraries_by_hand_on_windows_are_windows_steps() -> None:
     assert text[0].endswith("with its Windows installer")
     assert "first on PATH" in text[1] and "linux" not in text[1] and "$HOME" not in text[1]
     assert not any(name == "LD_LIBRARY_PATH" for s in by_hand.steps for name, _ in s.env)
+
+
+def test_of_a_variants_wheels_per_cudnn_the_one_the_cudnn_in_use_serves() -> None:
+    # jaxlib 0.3.0's CUDA 11 wheels come for cuDNN 8.2 (jax[cuda], jax[cuda11_cudnn82]) and 8.0.5
+    def node(cudnn: str) -> Runtime:
+        rt = modern_node("Tesla V100-SXM2-16GB", "7.0", "470.82.01", python="3.9")
+        return Runtime(
+            os=rt.os, driver=rt.driver, gpus=rt.gpus, python=rt.python,
+            cuda=[CudaInstall(CudaVersion.parse("11.1"), "/usr/local/cuda-11.1")],
+            cudnn=[CudnnInstall(CudnnVersion.parse(cudnn), "/usr/local/cuda-11.1/lib64/libcudnn.so.8")],
+        )  # fmt: skip
+
+    for cudnn, extra, needs in (("8.0.5", "cuda11_cudnn805", "at least 8.0"), ("8.2.1", "cuda", "at least 8.2")):
+        rp = plan_for("jaxlib==0.3.0", node(cudnn)).requirements[0]
+        best = rp.result.best
+        assert best is not None
+        check = next(c for c in best.checks if c.component == "cudnn")
+        assert check.status is Status.OK and check.needed.endswith(needs), cudnn
+        first = rp.options[0].steps[-1].argv
+        assert f"jax[{extra}]==0.3.0" in first, (cudnn, first)
