@@ -21,17 +21,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import mmap
 import re
 import shutil
-import struct
 import sys
 import tempfile
 import urllib.request
 import zipfile
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
@@ -39,17 +35,33 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from dnnresolve.fatbin import (  # the reader is the package's (doctor reads installed libraries with it)
+    KIND_PTX,
+    KIND_SASS,
+    NVIDIA_LIBRARY,
+    BuildCode,
+    Image,
+    architecture_list,
+    capability,
+    count_images,
+    fatbin_containers,
+    fatbin_images,
+)
 from dnnresolve.matrix import load_matrix
 from dnnresolve.model import FrameworkRelease
 
-FATBIN_MAGIC = struct.pack("<I", 0xBA55ED50)
-KIND_PTX, KIND_SASS = 1, 2
-ARCH_SPECIFIC = 0x100000  # the flag bit of sm_90a-style images
-# NVIDIA's libraries that some wheels bundle: their architectures are NVIDIA's, not the framework's.
-NVIDIA_LIBRARY = re.compile(
-    r"^(lib)?(cudnn|cublas|cufft|curand|cusparse|cusolver|nvrtc|nvToolsExt|cudart|nccl|cupti|nvJitLink|gomp|cufile|nvshmem)",
-    re.IGNORECASE,
-)
+__all__ = [
+    "KIND_PTX",
+    "KIND_SASS",
+    "BuildCode",
+    "Image",
+    "architecture_list",
+    "capability",
+    "count_images",
+    "fatbin_containers",
+    "fatbin_images",
+]
+
 # A shared library's name on each system, and the platform tag of the wheels to read.
 LIBRARY = {"linux": re.compile(r"\.so(\.|$)"), "windows": re.compile(r"\.(dll|pyd)$", re.IGNORECASE)}
 PLATFORM = {"linux": re.compile(r"linux.*x86_64"), "windows": re.compile(r"win_amd64")}
@@ -70,79 +82,6 @@ PYTHON_PREFERENCE = (
 )
 
 
-@dataclass(frozen=True, order=True)
-class Image:
-    """One compiled image in a fat binary: SASS or PTX for an architecture (75 = compute capability 7.5)."""
-
-    kind: int
-    arch: int
-    specific: bool
-
-    def __str__(self) -> str:
-        name = "sm" if self.kind == KIND_SASS else "compute"
-        return f"{name}_{self.arch}{'a' if self.specific else ''}"
-
-
-def _numeric(cc: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in cc.rstrip("a").split("."))
-
-
-def capability(arch: int) -> str:
-    """75 -> "7.5", 100 -> "10.0", 121 -> "12.1"."""
-    return f"{arch // 10}.{arch % 10}"
-
-
-def fatbin_containers(path: Path) -> list[Counter[Image]]:
-    """The images of each fat binary container in a file (a shared library, or a .fatbin). A container holds
-    what one compilation unit was built into: one image per architecture it was compiled for."""
-    containers: list[Counter[Image]] = []
-    with open(path, "rb") as f:
-        if f.seek(0, 2) == 0:
-            return containers
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            at = data.find(FATBIN_MAGIC)
-            while at != -1:
-                end, images = _read_container(data, at)
-                if images:
-                    containers.append(images)
-                at = data.find(FATBIN_MAGIC, end if end > at else at + 4)
-    return containers
-
-
-def count_images(containers: list[Counter[Image]]) -> Counter[Image]:
-    """All the images of these containers, counted."""
-    return sum(containers, Counter())
-
-
-def fatbin_images(path: Path) -> Counter[Image]:
-    """All the images of every container in a file, counted."""
-    return count_images(fatbin_containers(path))
-
-
-def _read_container(data: mmap.mmap, at: int) -> tuple[int, Counter[Image]]:
-    """Read one container (16-byte header, then images, each a header and its payload): its end and images.
-    A container whose images do not fill it exactly is the magic number by chance, or cut short: (-1, none)."""
-    found: Counter[Image] = Counter()
-    if at + 16 > len(data):
-        return -1, found
-    _, version, header_size, size = struct.unpack_from("<IHHQ", data, at)
-    end: int = at + header_size + size
-    if version != 1 or header_size != 16 or end > len(data):
-        return -1, found
-    p = at + header_size
-    while p + 32 <= end:
-        kind, _, image_header, payload = struct.unpack_from("<HHIQ", data, p)
-        if image_header < 32 or kind not in (KIND_PTX, KIND_SASS):
-            return -1, Counter()
-        arch = struct.unpack_from("<I", data, p + 28)[0]
-        flags = struct.unpack_from("<Q", data, p + 40)[0] if image_header >= 48 else 0
-        found[Image(kind, arch, bool(flags & ARCH_SPECIFIC))] += 1
-        p += image_header + payload
-    if p != end:
-        return -1, Counter()
-    return end, found
-
-
 def wheel_libraries(wheel: Path, workdir: Path, system: str = "linux") -> dict[str, list[Counter[Image]]]:
     """The fat binary containers of each of the wheel's own shared libraries (not NVIDIA's), one file on disk
     at a time."""
@@ -160,64 +99,6 @@ def wheel_libraries(wheel: Path, workdir: Path, system: str = "linux") -> dict[s
             if containers:
                 found[base] = containers
     return found
-
-
-@dataclass(frozen=True)
-class BuildCode:
-    """What a build carries: SASS architectures ("9.0a" for an arch-specific image) and PTX architectures."""
-
-    sm: tuple[str, ...]
-    ptx: tuple[str, ...]
-
-    def __str__(self) -> str:
-        text = f"sm {' '.join(self.sm) or '-'}"
-        return text + (f" + PTX {' '.join(self.ptx)}" if self.ptx else "")
-
-    def matches(self, other: BuildCode, loose: bool = False) -> bool:
-        """The same code; ``loose``: an arch-specific image counts as its architecture's (build info names no "a")."""
-
-        def names(code: BuildCode) -> tuple[set[str], set[str]]:
-            if loose:
-                return {s.rstrip("a") for s in code.sm}, {p.rstrip("a") for p in code.ptx}
-            return set(code.sm), set(code.ptx)
-
-        return names(self) == names(other)
-
-    @classmethod
-    def of_row(cls, sm: Iterable[object], exact: Iterable[object], ptx: Iterable[object]) -> BuildCode:
-        """A matrix row's (or recipe's) lists as a build's code: ``sm_exact`` entries carry their "a"."""
-        sass = sorted([(str(s), "") for s in sm] + [(str(e), "a") for e in exact], key=lambda t: _numeric(t[0]))
-        return cls(tuple(s + a for s, a in sass), tuple(str(p) for p in ptx))
-
-
-def architecture_list(libraries: dict[str, list[Counter[Image]]]) -> BuildCode:
-    """The build's architecture list: the set of images that most compilation units (fat-binary containers)
-    of a library were built with, in the library where that set covers the most images. Kernels built apart
-    (torch's sm_89 FP8 and sm_90a files, one-architecture units, a statically linked MAGMA with its own list)
-    are fewer; a build made arch-specific for an architecture (onnxruntime's sm_90a, sm_120a) names it with
-    its "a"."""
-    best: tuple[int, frozenset[Image]] | None = None
-    for containers in libraries.values():
-        sets = Counter(frozenset(c) for c in containers if any(i.kind == KIND_SASS for i in c))
-        if not sets:
-            continue
-        common = max(sets, key=lambda s: (sets[s], len(s)))
-        # one-architecture units (onnxruntime's sm_90a-only kernels) can outnumber the main list's units: a set
-        # holding the commonest one, and at least half as common, is the build's list
-        wider = [s for s in sets if s > common and 2 * sets[s] >= sets[common]]
-        if wider:
-            common = max(wider, key=lambda s: (sets[s], len(s)))
-        score = sets[common] * len(common)
-        if best is None or score > best[0]:
-            best = (score, common)
-    if best is None:
-        return BuildCode((), ())
-    chosen = best[1]
-
-    def names(kind: int) -> tuple[str, ...]:
-        return tuple(capability(i.arch) + ("a" if i.specific else "") for i in sorted(chosen) if i.kind == kind)
-
-    return BuildCode(names(KIND_SASS), names(KIND_PTX))
 
 
 def common_sets(containers: list[Counter[Image]], n: int = 3) -> list[tuple[str, int]]:

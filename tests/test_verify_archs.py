@@ -44,8 +44,9 @@ def _names(images: Counter) -> dict[str, int]:  # type: ignore[type-arg]
 
 
 def _library(tmp_path: Path, name: str, fatbins: list[bytes]) -> Path:
-    """A file laid out like a shared library: other bytes around the fat binaries, as in .nv_fatbin."""
-    blob = b"\x7fELF" + os.urandom(4096)
+    """Fat binaries with other bytes around them, in a file the ELF section reader declines (a 32-bit class),
+    so it is searched for them as a Windows DLL is (tests/test_fatbin.py reads a 64-bit ELF's section)."""
+    blob = b"\x7fELF\x01" + os.urandom(4096)
     for f in fatbins:
         blob += f + b"\0" * (-len(f) % 8) + os.urandom(512)
     path = tmp_path / name
