@@ -221,19 +221,22 @@ def _cmd_detect(args: argparse.Namespace) -> int:
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
-    from .detect import detect_runtime
-    from .doctor import installed_requirements
+    from .detect import detect_runtime, installed_gpu_code
+    from .doctor import code_findings, code_packages, installed_requirements
     from .plan import make_plan
     from .render import plan as render
-    from .solve import solve
+    from .solve import Status, solve
 
     observed.cacheable()
     matrix = _load_matrix(args)
     runtime = detect_runtime(root=args.root, matrix=matrix)
     requirements = installed_requirements(runtime, matrix)
     plan = make_plan(solve(requirements, runtime, matrix), runtime, matrix)
-    render.emit_doctor(plan, runtime, as_json=args.json)
+    codes, notes = installed_gpu_code(runtime, code_packages(matrix), root=args.root)
+    findings = code_findings(codes, runtime)
+    render.emit_doctor(plan, runtime, as_json=args.json, code=findings, notes=notes)
     healthy = all(not (r.result.best and r.result.best.failures) for r in plan.requirements) and not plan.conflicts
+    healthy = healthy and not any(f.status is Status.FAIL for f in findings)
     return EXIT_OK if healthy else EXIT_PROBLEMS
 
 

@@ -1,11 +1,18 @@
-"""`doctor`: the frameworks installed on this machine, each checked as a pinned requirement. No I/O."""
+"""`doctor`: the frameworks installed on this machine, each checked as a pinned requirement, and the GPU code
+their own libraries carry held against the machine's GPUs. No I/O."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from .compat import binary_runs_on
 from .matrix import Matrix
-from .model import Runtime
+from .model import InstalledCode, Runtime
 from .pkgname import canonicalize_name
+from .records import record
+from .solve import Status
 from .specs import InvalidRequirement, Requirement, parse_requirement
+from .versions import ComputeCapability
 
 
 def installed_requirements(runtime: Runtime, matrix: Matrix) -> list[Requirement]:
@@ -20,3 +27,62 @@ def installed_requirements(runtime: Runtime, matrix: Matrix) -> list[Requirement
         except InvalidRequirement:
             continue
     return out
+
+
+def code_packages(matrix: Matrix) -> set[str]:
+    """The packages whose wheels carry compiled GPU code the matrix states (torch, TensorFlow, onnxruntime-gpu,
+    Paddle, MXNet): their installed libraries are worth reading. JAX and CuPy compile at run time."""
+    names: set[str] = set()
+    for row in matrix.frameworks:
+        if row.sm or row.ptx or row.sm_exact or any(r.sm or r.ptx or r.sm_exact for r in row.install):
+            names.update(row.names)
+    return names
+
+
+@record(frozen=True)
+class CodeFinding:
+    """One installed framework's own GPU code held against one GPU of the machine."""
+
+    package: str
+    version: str
+    code: str  # "sm_50 sm_60 sm_90a + PTX compute_90"; "" when its libraries carry none
+    libraries: int  # how many of its libraries hold GPU code
+    gpu: str  # "" when no GPU is known
+    capability: str
+    status: Status
+    reason: str
+
+
+def code_findings(codes: Sequence[InstalledCode], runtime: Runtime) -> list[CodeFinding]:
+    """For each installed framework and each GPU: does the code its libraries carry run there?"""
+    out = []
+    gpus = [(g.name, g.compute_capability) for g in runtime.gpus] or [("", None)]
+    for c in codes:
+        sass = [f"{cc.sm}{a}" for cc, a in sorted([(s, "") for s in c.sm] + [(e, "a") for e in c.sm_exact])]
+        code = " ".join(sass) + (" + PTX " + " ".join(p.compute for p in c.ptx) if c.ptx else "")
+        for name, cc in gpus:
+            status, reason = _verdict(c, cc, code)
+            out.append(
+                CodeFinding(c.package, c.version, code.strip(), len(c.libraries), name, str(cc or ""), status, reason)
+            )
+    return out
+
+
+def _verdict(c: InstalledCode, cc: ComputeCapability | None, code: str) -> tuple[Status, str]:
+    if not code:
+        return Status.FAIL, (
+            f"none of its {c.files_read} libraries carries GPU code: a CPU-only build; install a CUDA build"
+        )
+    if cc is None:
+        return Status.UNKNOWN, "the GPU's compute capability is not known"
+    if binary_runs_on(cc, c.sm, exact=c.sm_exact):
+        return Status.OK, f"its SASS runs on {cc.sm}"
+    if binary_runs_on(cc, (), c.ptx):
+        newest = max(p for p in c.ptx if p <= cc)
+        return Status.WARN, (
+            f"no {cc.sm} code: the driver compiles its PTX ({newest.compute}) at first use, which can take minutes"
+        )
+    return Status.FAIL, (
+        f"no code for {cc.sm}: CUDA calls fail with 'no kernel image is available for execution on the device'; "
+        f"`dnnresolve plan {c.package} --gpu {cc}` names a build that carries it"
+    )

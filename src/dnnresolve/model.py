@@ -282,6 +282,20 @@ class InstalledPackage:
 
 
 @record(frozen=True)
+class InstalledCode:
+    """What one installed framework's own libraries carry (``detect.gpucode``, for ``doctor``): SASS, arch-specific
+    SASS and PTX architectures."""
+
+    package: str
+    version: str
+    sm: tuple[ComputeCapability, ...] = ()
+    sm_exact: tuple[ComputeCapability, ...] = ()
+    ptx: tuple[ComputeCapability, ...] = ()
+    libraries: tuple[str, ...] = ()  # the files that hold GPU code, as target paths
+    files_read: int = 0  # the libraries looked at
+
+
+@record(frozen=True)
 class Module:
     """An environment module, ``cudnn/5.1-cuda8.0`` -> name "cudnn", version "5.1-cuda8.0"."""
 

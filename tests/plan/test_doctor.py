@@ -30,3 +30,68 @@ def test_doctor_with_nothing_installed(run_cli, tmp_path: Path) -> None:  # type
     r = run_cli("doctor", "--root", str(root), env={"DNNRESOLVE_NVML": "0"})
     assert r.returncode == 0, r.stderr
     assert "No GPU framework" in r.stdout
+
+
+def _install_torch(root: Path, site: str, fatbin: bytes) -> None:
+    """torch as pip lays it out: its libraries under torch/lib, named in the dist-info's RECORD."""
+    from ..test_fatbin import elf64
+
+    site_dir = root / site.lstrip("/")
+    lib = site_dir / "torch" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libtorch_cuda.so").write_bytes(elf64({".text": b"\x90" * 256, ".nv_fatbin": fatbin}))
+    (lib / "libtorch_cpu.so").write_bytes(elf64({".text": b"\x90" * 256}))
+    (lib / "libcudnn.so.9").write_bytes(elf64({".nv_fatbin": fatbin}))  # NVIDIA's code, not torch's
+    info = site_dir / "torch-2.7.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.7.0\n")
+    files = ["torch/lib/libtorch_cuda.so", "torch/lib/libtorch_cpu.so", "torch/lib/libcudnn.so.9", "torch/__init__.py"]
+    (info / "RECORD").write_text("".join(f"{f},sha256=x,1\n" for f in files) + "torch-2.7.0.dist-info/RECORD,,\n")
+
+
+def test_doctor_reads_the_gpu_code_the_installed_libraries_carry(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the K20m node (compute capability 3.5) with a torch whose libraries carry sm_75 sm_80 sm_90a sm_100
+    # and PTX compute_90: nothing there runs on Kepler
+    root = make_machine(tmp_path, "k20m")
+    kernels = (Path(__file__).resolve().parents[1] / "fixtures" / "fatbin" / "kernels.fatbin").read_bytes()
+    _install_torch(root, "/usr/lib64/python3.6/site-packages", kernels)
+    r = run_cli("doctor", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"})
+    assert r.returncode == 1, r.stderr
+    data = json.loads(r.stdout)
+    [torch] = [f for f in data["gpu_code"] if f["package"] == "torch"]
+    assert torch["code"] == "sm_75 sm_80 sm_90a sm_100 + PTX compute_90"
+    assert torch["libraries"] == 1  # libcudnn.so.9 is NVIDIA's
+    assert torch["gpu"] == "Tesla K20m" and torch["compute_capability"] == "3.5"
+    assert torch["status"] == "fail" and "no kernel image is available" in torch["reason"]
+    # the TensorFlow of this fixture has no RECORD: said, not guessed
+    assert any("tensorflow-gpu 1.0.0: no file list" in n for n in data["gpu_code_notes"])
+    text = run_cli("doctor", "--root", str(root), env={"DNNRESOLVE_NVML": "0"}).stdout
+    assert "GPU code in the installed libraries (read from their fat binaries):" in text
+    assert "MISSING  torch 2.7.0 on Tesla K20m (3.5): sm_75 sm_80 sm_90a sm_100 + PTX compute_90 (1 library)" in text
+
+
+def test_doctor_finds_a_cpu_build_and_ptx_only_code(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = make_machine(tmp_path, "k20m")
+    _install_torch(root, "/usr/lib64/python3.6/site-packages", b"")  # no fat binary at all: a CPU build
+    data = json.loads(run_cli("doctor", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"}).stdout)
+    [torch] = [f for f in data["gpu_code"] if f["package"] == "torch"]
+    assert torch["code"] == "" and torch["status"] == "fail"
+    assert torch["reason"].startswith("none of its 2 libraries carries GPU code: a CPU-only build")
+
+
+def test_each_gpu_gets_its_verdict_from_the_installed_code() -> None:
+    from dnnresolve.doctor import code_findings
+    from dnnresolve.model import Gpu, InstalledCode, Runtime
+    from dnnresolve.solve import Status
+    from dnnresolve.versions import ComputeCapability as CC
+
+    code = InstalledCode(
+        "torch", "2.7.0+cu126", (CC.parse("8.0"), CC.parse("9.0")), (), (CC.parse("9.0"),), ("lib.so",), 3
+    )
+    gpus = [Gpu("A10", CC.parse("8.6")), Gpu("RTX 5090", CC.parse("12.0")), Gpu("T4", CC.parse("7.5"))]
+    found = {f.gpu: f for f in code_findings([code], Runtime(os="linux", gpus=gpus))}
+    assert found["A10"].status is Status.OK and found["A10"].reason == "its SASS runs on sm_86"  # sm_80 runs on 8.6
+    assert found["RTX 5090"].status is Status.WARN and "PTX (compute_90)" in found["RTX 5090"].reason
+    assert found["T4"].status is Status.FAIL and "`dnnresolve plan torch --gpu 7.5`" in found["T4"].reason
+    [nothing] = code_findings([code], Runtime(os="linux"))
+    assert nothing.status is Status.UNKNOWN and nothing.gpu == ""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .. import observed
 from ..errors import UserError
-from ..model import CudaInstall, CudnnInstall, Gpu, InstalledPackage, Module, Runtime
+from ..model import CudaInstall, CudnnInstall, Gpu, InstalledCode, InstalledPackage, Module, Runtime
 from ..pkgname import canonicalize_name
 from ..versions import ComputeCapability, VersionError, parse_build_tag
 from . import conda, cuda, cudnn, driver, gpu, linker, modules, nvml, python_env, smi
@@ -36,7 +36,7 @@ def first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
-__all__ = ["detect_runtime", "runtime_from_flags"]
+__all__ = ["detect_runtime", "installed_gpu_code", "runtime_from_flags"]
 
 ROOT_PROGRAMS_ENV = "DNNRESOLVE_ROOT_PROGRAMS"
 
@@ -69,6 +69,20 @@ def detect_runtime(
     finally:
         ctx.close()
     return apply_env_overrides(rt, env, matrix)
+
+
+def installed_gpu_code(
+    runtime: Runtime, names: set[str], root: str | None = None, env: Mapping[str, str] | None = None
+) -> tuple[list[InstalledCode], list[str]]:
+    """The GPU code the libraries of the installed packages ``runtime`` lists, of those named in ``names``,
+    carry (``doctor``), with notes on what could not be read. Files only: no program runs."""
+    from . import gpucode  # its reader's dataclasses are for doctor only, not every command's start-up
+
+    ctx = ProbeContext(root, dict(os.environ if env is None else env), 5.0, False)
+    try:
+        return gpucode.probe(ctx, runtime.packages, names), ctx.notes
+    finally:
+        ctx.close()
 
 
 def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = frozenset()) -> Runtime:

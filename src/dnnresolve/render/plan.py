@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..model import Runtime
 from ..plan import Option, Plan, RequirementPlan, needs_summary
 from ..solve import Candidate, Status
 from .console import emit_json
 from .plain import LineConsole, escape, line_console
+
+if TYPE_CHECKING:
+    from ..doctor import CodeFinding
 
 _MARK = {Status.OK: "ok", Status.FAIL: "MISSING", Status.WARN: "warn", Status.UNKNOWN: "?"}
 
@@ -157,11 +161,32 @@ def _label(c: Candidate) -> str:
     return f"{c.release.package} {c.release.version}{cuda}"
 
 
-def emit_doctor(plan: Plan, runtime: Runtime, as_json: bool) -> None:
-    """Each installed framework checked against this machine; nothing installed is said plainly."""
+def emit_doctor(
+    plan: Plan,
+    runtime: Runtime,
+    as_json: bool,
+    code: Sequence[CodeFinding] = (),
+    notes: Sequence[str] = (),
+) -> None:
+    """Each installed framework checked against this machine, then the GPU code its own libraries carry held
+    against the machine's GPUs; nothing installed is said plainly."""
     if as_json:
         data = to_json(plan, runtime)
         data["installed_frameworks"] = [str(rp.result.requirement) for rp in plan.requirements]
+        data["gpu_code"] = [
+            {
+                "package": f.package,
+                "version": f.version,
+                "code": f.code,
+                "libraries": f.libraries,
+                "gpu": f.gpu or None,
+                "compute_capability": f.capability or None,
+                "status": f.status.value,
+                "reason": f.reason,
+            }
+            for f in code
+        ]
+        data["gpu_code_notes"] = list(notes)
         emit_json(data)
         return
     out = line_console()
@@ -176,3 +201,14 @@ def emit_doctor(plan: Plan, runtime: Runtime, as_json: bool) -> None:
         _emit_requirement(out, rp)
     for c in plan.conflicts:
         out.print(f"[bold red]conflict[/]: {escape(c)}")
+    if code:
+        out.print("GPU code in the installed libraries (read from their fat binaries):")
+    for f in code:
+        mark = _MARK[f.status]
+        style = {"MISSING": "red", "warn": "yellow", "?": "dim"}.get(mark, "green")
+        what = f"{f.code} ({f.libraries} {'library' if f.libraries == 1 else 'libraries'})" if f.code else "none"
+        gpu = f" on {f.gpu} ({f.capability})" if f.gpu else ""
+        out.print(f"  [{style}]{mark:<8}[/] {escape(f.package)} {escape(f.version)}{escape(gpu)}: {escape(what)}")
+        out.print(f"           [dim]{escape(f.reason)}[/]")
+    for n in notes:
+        out.print(f"[dim]note: {escape(n)}[/]")
