@@ -95,3 +95,16 @@ def test_each_gpu_gets_its_verdict_from_the_installed_code() -> None:
     assert found["T4"].status is Status.FAIL and "`dnnresolve plan torch --gpu 7.5`" in found["T4"].reason
     [nothing] = code_findings([code], Runtime(os="linux"))
     assert nothing.status is Status.UNKNOWN and nothing.gpu == ""
+
+
+def test_a_fifo_named_as_a_library_does_not_hang_doctor(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    root = make_machine(tmp_path, "k20m")
+    _install_torch(root, "/usr/lib64/python3.6/site-packages", b"")
+    lib = root / "usr/lib64/python3.6/site-packages/torch/lib/libtorch_cuda.so"
+    lib.unlink()
+    os.mkfifo(lib)
+    r = run_cli("doctor", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"})  # run_cli times out at 120 s
+    [torch] = [f for f in json.loads(r.stdout)["gpu_code"] if f["package"] == "torch"]
+    assert torch["reason"].startswith("none of its 2 libraries carries GPU code")  # the FIFO is not read

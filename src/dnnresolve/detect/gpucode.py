@@ -16,7 +16,6 @@ import os
 import re
 from collections import Counter
 
-from .. import observed
 from ..fatbin import NVIDIA_LIBRARY, Image, architecture_list, fatbin_containers
 from ..model import InstalledCode, InstalledPackage
 from ..pkgname import canonicalize_name
@@ -43,7 +42,8 @@ def probe(ctx: ProbeContext, packages: list[InstalledPackage], names: set[str]) 
         found: dict[str, list[Counter[Image]]] = {}
         for path in libraries:
             host = ctx.host(path)
-            observed.watch(host)
+            if not ctx.is_file(path):  # absent, or a FIFO or device in its place, which must not hang doctor
+                continue
             try:
                 containers = fatbin_containers(host)
             except OSError as exc:
