@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from typing import Any
 
 from dnnresolve.matrix import load_matrix, parse_matrix
 from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Module, Runtime
@@ -131,6 +132,17 @@ def modern_node(gpu: str, cc: str, driver: str, python: str = "3.11") -> Runtime
         driver=DriverVersion.parse(driver),
         gpus=[Gpu(gpu, ComputeCapability.parse(cc))],
         python=PythonVersion.parse(python),
+    )
+
+
+def windows_node(driver: str, python: str, **more: Any) -> Runtime:
+    """A Windows desktop with a GeForce GTX 1080."""
+    return Runtime(
+        os="windows",
+        driver=DriverVersion.parse(driver),
+        gpus=[Gpu("GeForce GTX 1080", ComputeCapability.parse("6.1"))],
+        python=PythonVersion.parse(python),
+        **more,
     )
 
 
@@ -579,12 +591,7 @@ def test_a_page_wide_gpu_floor_stops_at_the_builds_cuda() -> None:
 
 def test_a_build_only_the_install_page_links_is_a_download_step() -> None:
     # torch 0.4.1 was never on PyPI; its Windows wheels are files on download.pytorch.org
-    windows = Runtime(
-        os="windows",
-        driver=DriverVersion.parse("398.36"),
-        gpus=[Gpu("GeForce GTX 1080", ComputeCapability.parse("6.1"))],
-        python=PythonVersion.parse("3.6"),
-    )
+    windows = windows_node("398.36", "3.6")
     steps = [s for o in plan_for("torch==0.4.1", windows).requirements[0].options for s in o.steps]
     assert steps and all(s.kind == "manual" for s in steps)
     assert "https://download.pytorch.org/whl/cu90/torch-0.4.1-cp36-cp36m-win_amd64.whl" in steps[0].description
@@ -631,11 +638,9 @@ def test_a_post_release_pin_names_its_build() -> None:
 
 def test_libraries_by_hand_on_windows_are_windows_steps() -> None:
     # TensorFlow 1.14 on Windows with CUDA 9.0 and cuDNN 7.1: it needs CUDA 10.0 and cuDNN 7.4+
-    rt = Runtime(
-        os="windows",
-        driver=DriverVersion.parse("456.71"),
-        gpus=[Gpu("GeForce GTX 1080", ComputeCapability.parse("6.1"))],
-        python=PythonVersion.parse("3.7"),
+    rt = windows_node(
+        "456.71",
+        "3.7",
         cuda=[CudaInstall(CudaVersion.parse("9.0"), "C:/CUDA/v9.0")],
         cudnn=[CudnnInstall(CudnnVersion.parse("7.1.4"), "C:/CUDA/v9.0/bin/cudnn64_7.dll")],
     )
