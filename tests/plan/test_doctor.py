@@ -108,3 +108,28 @@ def test_a_fifo_named_as_a_library_does_not_hang_doctor(run_cli, tmp_path: Path)
     r = run_cli("doctor", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"})  # run_cli times out at 120 s
     [torch] = [f for f in json.loads(r.stdout)["gpu_code"] if f["package"] == "torch"]
     assert torch["reason"].startswith("none of its 2 libraries carries GPU code")  # the FIFO is not read
+
+
+def test_a_conda_packages_libraries_come_from_its_conda_record(tmp_path: Path) -> None:
+    from dnnresolve.detect.context import ProbeContext
+    from dnnresolve.detect.gpucode import probe
+    from dnnresolve.model import InstalledPackage
+
+    from ..test_fatbin import elf64
+
+    kernels = (Path(__file__).resolve().parents[1] / "fixtures" / "fatbin" / "kernels.fatbin").read_bytes()
+    prefix = tmp_path / "opt" / "conda"
+    lib = prefix / "lib" / "libonnxruntime_providers_cuda.so"
+    lib.parent.mkdir(parents=True)
+    lib.write_bytes(elf64({".nv_fatbin": kernels}))
+    record = prefix / "conda-meta" / "onnxruntime-gpu-1.16.0-py310_0.json"
+    record.parent.mkdir()
+    record.write_text(json.dumps({"name": "onnxruntime-gpu", "files": ["lib/libonnxruntime_providers_cuda.so"]}))
+    ctx = ProbeContext(str(tmp_path), {}, 5.0, False)
+    pkg = InstalledPackage("onnxruntime-gpu", "1.16.0", "/opt/conda/conda-meta/onnxruntime-gpu-1.16.0-py310_0.json")
+    [code] = probe(ctx, [pkg], {"onnxruntime-gpu"})
+    assert code.libraries == ("/opt/conda/lib/libonnxruntime_providers_cuda.so",)
+    assert [str(s) for s in code.sm] == ["7.5", "8.0", "10.0"] and [str(e) for e in code.sm_exact] == ["9.0"]
+    assert [str(p) for p in code.ptx] == ["9.0"]
+    record.write_text("{not json")
+    assert probe(ctx, [pkg], {"onnxruntime-gpu"}) == [] and any("no file list" in n for n in ctx.notes)
