@@ -670,3 +670,20 @@ def test_of_a_variants_wheels_per_cudnn_the_one_the_cudnn_in_use_serves() -> Non
         assert check.status is Status.OK and check.needed.endswith(needs), cudnn
         first = rp.options[0].steps[-1].argv
         assert f"jax[{extra}]==0.3.0" in first, (cudnn, first)
+
+
+def test_a_cudnn_already_on_a_windows_disk_goes_first_on_path() -> None:
+    # TensorFlow 2.4 wants cuDNN 8.0+; 7.6 loads first, an 8.0.5 install sits in another folder
+    rt = windows_node(
+        "456.71",
+        "3.8",
+        cuda=[CudaInstall(CudaVersion.parse("11.0"), "C:/CUDA/v11.0")],
+        cudnn=[
+            CudnnInstall(CudnnVersion.parse("7.6.5"), "C:/CUDA/v11.0", loads_first=True, lib_dir="C:/CUDA/v11.0/bin"),
+            CudnnInstall(CudnnVersion.parse("8.0.5"), "C:/tools/cudnn-8.0", lib_dir="C:/tools/cudnn-8.0/bin"),
+        ],
+    )
+    rp = plan_for("tensorflow-gpu==2.4.0", rt).requirements[0]
+    steps = [s for o in rp.options for s in o.steps if "already installed" in s.description]
+    assert steps and steps[0].kind == "manual" and not steps[0].env
+    assert steps[0].description.endswith("put C:/tools/cudnn-8.0/bin first on PATH")
