@@ -70,3 +70,17 @@ def test_any_other_file_is_searched_for_containers(tmp_path: Path) -> None:
     truncated = tmp_path / "short.so"
     truncated.write_bytes(b"\x7fELF\x02\x01")  # too short for an ELF header: searched, nothing found
     assert fatbin_containers(truncated) == []
+
+
+def test_a_section_table_that_claims_too_much_or_long_garbage_ends_soon(tmp_path: Path) -> None:
+    kernels = (FIXTURES / "kernels.fatbin").read_bytes()
+    # 4 MB of garbage inside the section (after a damaged container), then a real one: found by its magic
+    lib = tmp_path / "lib.so"
+    lib.write_bytes(elf64({".nv_fatbin": kernels[:16] + os.urandom(4 << 20) + kernels}))
+    assert len(fatbin_containers(lib)) == 1
+    # a section header whose size runs far past the end of the file
+    data = bytearray(elf64({".nv_fatbin": kernels}))
+    table_at = struct.unpack_from("<Q", data, 0x28)[0]
+    struct.pack_into("<Q", data, table_at + 1 * 64 + 32, 1 << 60)  # section 1's sh_size
+    lib.write_bytes(bytes(data))
+    assert len(fatbin_containers(lib)) == 1

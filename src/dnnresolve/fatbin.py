@@ -64,7 +64,8 @@ def fatbin_containers(path: Path | str) -> list[Counter[Image]]:
     with open(path, "rb") as f:
         sections = _elf_sections(f, _ELF_SECTION)
         if sections is not None:
-            return [c for start, size in sections for c in _walk(f, start, start + size)]
+            length = f.seek(0, 2)  # a section table may claim more than the file holds
+            return [c for start, size in sections for c in _walk(f, start, min(start + size, length))]
         return _search(f)
 
 
@@ -95,8 +96,8 @@ def _elf_sections(f: BinaryIO, name: str) -> list[tuple[int, int]] | None:
 
 
 def _walk(f: BinaryIO, at: int, end: int) -> list[Counter[Image]]:
-    """The containers from ``at`` to ``end``, each found from the one before by its size; padding between
-    two (zeros to an alignment) is skipped 8 bytes at a time."""
+    """The containers from ``at`` to ``end``, each found from the one before by its size; after padding (zeros to
+    an alignment) or a damaged container, the next one is searched for by its magic number."""
 
     def read(offset: int, size: int) -> bytes:
         f.seek(offset)
@@ -109,8 +110,21 @@ def _walk(f: BinaryIO, at: int, end: int) -> list[Counter[Image]]:
             containers.append(images)
             at = stop
         else:
-            at += 8
+            at = _next_magic(read, at + 1, end)
     return containers
+
+
+def _next_magic(read: Callable[[int, int], bytes], at: int, end: int, block: int = 1 << 20) -> int:
+    """The offset of the next container magic number from ``at``, read a block at a time; ``end`` if none."""
+    while at + 4 <= end:
+        data = read(at, min(block, end - at))
+        if not data:
+            break
+        found = data.find(FATBIN_MAGIC)
+        if found != -1:
+            return at + found
+        at += max(len(data) - 3, 1)  # a number cut by the block's end is found in the next block
+    return end
 
 
 def _container(read: Callable[[int, int], bytes], at: int, end: int) -> tuple[int, Counter[Image]]:
