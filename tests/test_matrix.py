@@ -244,3 +244,13 @@ def test_cli_matrix_says_where_a_release_it_lacks_is_found(run_cli) -> None:  # 
     assert json.loads(r.stdout)["message"] == (
         "no release in the matrix matches 'torch==1.10.3'; it knows 1.10.2 below it and 1.11.0 above it"
     )
+
+
+def test_cli_matrix_text_names_the_same_releases_record_for_another_system(run_cli) -> None:  # type: ignore[no-untyped-def]
+    r = run_cli("matrix", "torch==1.4.0")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.rstrip().splitlines()[-1] == (
+        "torch 1.4.0 for windows has its own record: dnnresolve matrix torch==1.4.0 --os windows"
+    )
+    windows = run_cli("matrix", "torch==1.4.0", "--os", "windows").stdout
+    assert "torch 1.4.0 (windows)" in windows and "has its own record" not in windows  # the system asked for

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
@@ -97,6 +98,12 @@ def _one(r: dict[str, Any], out: Any) -> None:
         if value:
             t.add_row(_e(key), _e(value))
     out.print(t)
+    for other in r.get("other_os", []):  # the same release's record for another system, one command away
+        systems = ", ".join(other["os"])
+        command = shlex.join(
+            ["dnnresolve", "matrix", f"{other['package']}=={other['version']}", "--os", other["os"][0]]
+        )
+        out.print(_e(f"{other['package']} {other['version']} for {systems} has its own record: {command}"))
 
 
 def _code_span(r: dict[str, Any]) -> str:
@@ -133,8 +140,6 @@ def _e(text: str) -> str:
 
 def install_command(inst: dict[str, Any]) -> str:
     """A recipe as one shell-quoted command (``'jax[cuda12]'`` must not meet a shell's globbing unquoted)."""
-    import shlex
-
     if inst["kind"] == "pip":
         argv = ["pip", "install", inst["requirement"], *(f"{n}=={v}" for n, v in inst.get("companions", {}).items())]
         for flag, key in (("--index-url", "index_url"), ("--extra-index-url", "extra_index_url"), ("-f", "find_links")):
