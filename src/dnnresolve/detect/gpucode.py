@@ -21,9 +21,9 @@ from ..model import InstalledCode, InstalledPackage
 from ..pkgname import canonicalize_name
 from ..versions import ComputeCapability
 from .context import ProbeContext
+from .python_env import metadata_dir
 
 _LIBRARY = re.compile(r"\.so(\.\d+)*$|\.(dll|pyd)$", re.IGNORECASE)
-_DIST_INFO = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-(?P<version>[0-9][^-]*?)\.dist-info$")
 
 
 def probe(ctx: ProbeContext, packages: list[InstalledPackage], names: set[str]) -> list[InstalledCode]:
@@ -82,8 +82,7 @@ def _files(ctx: ProbeContext, p: InstalledPackage) -> list[str] | None:
         return [os.path.join(prefix, f) for f in data["files"] if isinstance(f, str)]
     name = canonicalize_name(p.name)
     for entry in ctx.listdir(p.location):
-        m = _DIST_INFO.match(entry)
-        if m and canonicalize_name(m.group("name")) == name and m.group("version") == p.version:
+        if entry.endswith(".dist-info") and metadata_dir(entry) == (name, p.version):
             text = ctx.read_text(os.path.join(p.location, entry, "RECORD"))
             if text is None:
                 return None

@@ -193,6 +193,12 @@ def _version_from_layout(ctx: ProbeContext, report: PythonReport, prefix: str, s
         report.version_from = site_dir
 
 
+def metadata_dir(entry: str) -> tuple[str, str] | None:
+    """(canonical name, version) of a ``NAME-VERSION.dist-info`` (or ``.egg-info``) directory's name."""
+    m = _META_DIR.match(entry)
+    return (canonicalize_name(m.group("name")), m.group("version")) if m else None
+
+
 _META_DIR = re.compile(
     r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-(?P<version>[0-9][^-]*?)(?:-py\d[\d.]*)?\.(?:dist|egg)-info$"
 )
@@ -214,14 +220,14 @@ def _distributions(ctx: ProbeContext, site_dirs: list[str]) -> list[Distribution
             ctx.note(f"{site}: {exc}")
             continue
         for entry in entries:
-            m = _META_DIR.match(entry)
-            if not m:
+            named = metadata_dir(entry)
+            if named is None:
                 continue
-            key = canonicalize_name(m.group("name"))
+            key, version = named
             if key in found:  # the first on sys.path wins, as at import
                 continue
             meta = os.path.join(host, entry, "METADATA" if entry.endswith(".dist-info") else "PKG-INFO")
-            found[key] = Distribution(key, m.group("version"), site, _requires_nvidia_text(meta))
+            found[key] = Distribution(key, version, site, _requires_nvidia_text(meta))
     return sorted(found.values(), key=lambda d: d.name)
 
 
