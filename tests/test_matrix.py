@@ -67,6 +67,7 @@ def test_second_row_error_points_at_its_header_line() -> None:
         (('cudnn = ["5.1"]', 'cudnn_rule = "loose"'), "cudnn_rule", "unknown rule"),
         (('cudnn = ["5.1"]', 'on_pypi = "no"'), "on_pypi", "expected true or false"),
         (('cudnn = ["5.1"]', "wheels_any_python = 1"), "wheels_any_python", "expected true or false"),
+        (('cudnn = ["5.1"]', 'cudnn = ["5.1"]\ncudnn_optional = "yes"'), "cudnn_optional", "expected true or false"),
         (('cudnn = ["5.1"]', 'ptx = ["eight"]'), "ptx", "not a compute capability"),
         (('cudnn = ["5.1"]', 'ptx = "8.0"'), "ptx", "list"),
     ],
@@ -226,6 +227,16 @@ def test_matrix_text_shows_the_gpu_code_the_wheels_carry(run_cli) -> None:  # ty
     one = run_cli("matrix", "torch==2.15.0", "--os", "linux", env={"COLUMNS": "240"})
     line = next(line for line in one.stdout.splitlines() if "gpu code (plain PyPI wheel)" in line)
     assert "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120" in line and "PTX" not in line
+
+
+def test_matrix_marks_a_cudnn_only_some_features_load(run_cli) -> None:  # type: ignore[no-untyped-def]
+    one = run_cli("matrix", "cupy-cuda11x==13.6.0", "--os", "linux", env={"COLUMNS": "240"})
+    assert one.returncode == 0, one.stderr
+    line = next(line for line in one.stdout.splitlines() if line.strip(" │|").startswith("cudnn "))
+    assert line.split("│")[2].strip() == "8.8 (optional)"
+    record = json.loads(run_cli("matrix", "cupy-cuda11x==13.6.0", "--os", "linux", "--json").stdout)
+    assert record["cudnn"] == ["8.8"] and record["cudnn_optional"] is True
+    assert json.loads(run_cli("matrix", "onnxruntime-gpu==1.16.3", "--json").stdout)["cudnn_optional"] is False
 
 
 def test_cli_matrix_says_where_a_release_it_lacks_is_found(run_cli) -> None:  # type: ignore[no-untyped-def]

@@ -71,6 +71,7 @@ class FrameworkRelease:
     cuda_default: CudaVersion | None = None
     cudnn: tuple[CudnnVersion, ...] = ()
     cudnn_rule: CudnnRule | None = None
+    cudnn_optional: bool = False  # only some features load cuDNN (CuPy's cupy.cudnn): a mismatch warns, none is fine
     compute_capability_min: ComputeCapability | None = None
     sm: tuple[ComputeCapability, ...] = ()  # the plain PyPI wheel's (cuda_default's) SASS architectures
     ptx: tuple[ComputeCapability, ...] = ()  # and its PTX, which the driver compiles for newer GPUs

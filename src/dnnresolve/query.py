@@ -58,6 +58,7 @@ def release_record(matrix: Matrix, row: FrameworkRelease) -> dict[str, Any]:
         "cuda_default": str(row.cuda_default) if row.cuda_default else None,
         "cudnn": [str(c) for c in row.cudnn],
         "cudnn_rule": row.cudnn_rule.value if row.cudnn_rule else None,
+        "cudnn_optional": row.cudnn_optional,
         "driver_min_linux": lowest("linux"),
         "driver_min_windows": lowest("windows"),
         "driver_min_by_cuda": drivers,

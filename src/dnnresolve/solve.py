@@ -521,25 +521,33 @@ def _check_system_cuda(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtim
 
 
 def _check_system_cudnn(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime) -> Check:
+    """The cuDNN in use against the release's builds. For a release that loads cuDNN only for some features
+    (``cudnn_optional``: CuPy), none is fine and another release is a warning, not a failure."""
     rule = cudnn_rule_for(row)
     builds = row.cudnn_for(cuda)
     build = max(builds)
-    needed = cudnn_rule_text(build, rule)
     active: CudnnInstall | None = runtime.active_cudnn
+    optional = "(optional) " if row.cudnn_optional else ""
     if active is None:
+        needed = optional + cudnn_rule_text(build, rule)
+        if row.cudnn_optional:
+            why = "no cuDNN known on this machine; the release runs without it, only its cuDNN features need one"
+            return Check("cudnn", Status.OK, why, needed, "none", row.source)
         return Check("cudnn", Status.UNKNOWN, "no cuDNN known on this machine", needed, "", row.source)
+    has = str(active.version)
     accepting = [b for b in builds if cudnn_compatible(b, active.version, rule)]
     if accepting:  # of several builds (a wheel per cuDNN), the newest one the cuDNN in use serves
-        needed = cudnn_rule_text(max(accepting), rule)
-        return Check("cudnn", Status.OK, f"cuDNN {active.version} is accepted", needed, str(active.version), row.source)
-    return Check(
-        "cudnn",
-        Status.FAIL,
-        f"built against cuDNN {build}; cuDNN {active.version} is loaded; this release needs {needed}",
-        needed,
-        str(active.version),
-        row.source,
-    )
+        needed = optional + cudnn_rule_text(max(accepting), rule)
+        return Check("cudnn", Status.OK, f"cuDNN {active.version} is accepted", needed, has, row.source)
+    rule_text = cudnn_rule_text(build, rule)
+    if row.cudnn_optional:
+        why = (
+            f"built against cuDNN {build}; cuDNN {active.version} is loaded: the release runs, but its cuDNN "
+            f"features need {rule_text}"
+        )
+        return Check("cudnn", Status.WARN, why, optional + rule_text, has, row.source)
+    why = f"built against cuDNN {build}; cuDNN {active.version} is loaded; this release needs {rule_text}"
+    return Check("cudnn", Status.FAIL, why, rule_text, has, row.source)
 
 
 # ------------------------------------------------------------------ co-installability

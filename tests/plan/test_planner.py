@@ -687,3 +687,65 @@ def test_a_cudnn_already_on_a_windows_disk_goes_first_on_path() -> None:
     steps = [s for o in rp.options for s in o.steps if "already installed" in s.description]
     assert steps and steps[0].kind == "manual" and not steps[0].env
     assert steps[0].description.endswith("put C:/tools/cudnn-8.0/bin first on PATH")
+
+
+def _with_cudnn(rt: Runtime, cuda: str, cudnn: str | None) -> Runtime:
+    rt.cuda = [CudaInstall(CudaVersion.parse(cuda), f"/usr/local/cuda-{cuda}")]
+    if cudnn is not None:
+        rt.cudnn = [CudnnInstall(CudnnVersion.parse(cudnn), f"/usr/local/cuda-{cuda}/lib64", loads_first=True)]
+    return rt
+
+
+def cudnn_check(spec: str, rt: Runtime) -> tuple[Any, Plan]:
+    plan = plan_for(spec, rt)
+    best = plan.requirements[0].result.best
+    assert best is not None, spec
+    return best.check("cudnn"), plan
+
+
+def test_cupy_runs_without_its_optional_cudnn_and_warns_on_another() -> None:
+    # CuPy's page lists cuDNN among the libraries that enable only some features (v13.6.0: cuDNN 8.8)
+    v100 = modern_node("Tesla V100-SXM2-16GB", "7.0", "525.85.12", python="3.10")
+    check, plan = cudnn_check("cupy-cuda11x==13.6.0", _with_cudnn(v100, "11.8", None))
+    assert check.status is Status.OK and check.found == "none" and check.needed.startswith("(optional) ")
+    assert plan.requirements[0].options[0].title.startswith("install it: this machine has what it needs")
+    check, plan = cudnn_check("cupy-cuda11x==13.6.0", _with_cudnn(v100, "11.8", "8.6.0"))
+    assert check.status is Status.WARN and check.found == "8.6.0"
+    runs = "the release runs, but its cuDNN features need the same major.minor series at run time: 8.8.x"
+    assert runs in check.reason
+    first = plan.requirements[0].options[0]
+    assert first.title == "install it: nothing stands against it; read the warnings first (cudnn)"
+    assert [s.shell for s in first.steps] == ["python -m pip install cupy-cuda11x==13.6.0"]
+    # a cuDNN it lists is accepted as before
+    check, _ = cudnn_check("cupy-cuda11x==13.6.0", _with_cudnn(v100, "11.8", "8.8.1"))
+    assert check.status is Status.OK
+
+
+def test_onnxruntime_takes_a_newer_cudnn_minor_of_its_major() -> None:
+    # ORT 1.16 was built with cuDNN 8.2.4 on Linux and 8.5.0.96 on Windows; it checks no minor itself
+    v100 = modern_node("Tesla V100-SXM2-16GB", "7.0", "525.85.12", python="3.10")
+    check, plan = cudnn_check("onnxruntime-gpu==1.16.3", _with_cudnn(v100, "11.8", "8.6.0"))
+    assert check.status is Status.OK
+    assert check.needed == "the same major version with an equal or newer minor: 8.x, at least 8.2"
+    assert plan.requirements[0].options[0].steps[-1].shell == "python -m pip install onnxruntime-gpu==1.16.3"
+    for cudnn in ("8.1.1", "9.1.0"):
+        check, _ = cudnn_check("onnxruntime-gpu==1.16.3", _with_cudnn(v100, "11.8", cudnn))
+        assert check.status is Status.FAIL, cudnn
+    windows = windows_node("531.14", "3.10")
+    check, _ = cudnn_check("onnxruntime-gpu==1.16.3", _with_cudnn(windows, "11.8", "8.3.2"))
+    assert check.status is Status.FAIL and "at least 8.5" in check.needed
+    check, _ = cudnn_check("onnxruntime-gpu==1.16.3", _with_cudnn(windows_node("531.14", "3.10"), "11.8", "8.9.7"))
+    assert check.status is Status.OK
+
+
+def test_mxnet_after_1_8_and_tensorflow_1_8_take_a_newer_cudnn_minor() -> None:
+    v100 = modern_node("Tesla V100-SXM2-16GB", "7.0", "525.85.12", python="3.8")
+    check, _ = cudnn_check("mxnet-cu112==1.9.1", _with_cudnn(v100, "11.8", "8.6.0"))
+    assert check.status is Status.OK  # libmxnet only warns on a different cuDNN; built with 8.1
+    check, _ = cudnn_check("mxnet-cu112==1.9.1", _with_cudnn(v100, "11.8", "8.0.5"))
+    assert check.status is Status.FAIL
+    # the 1.8.0 and 1.9.0 wheels carry the newer-minor check's message; 1.7.0 still compares the series
+    for version, accepted in (("1.7.0", False), ("1.8.0", True), ("1.9.0", True)):
+        rt = _with_cudnn(windows_node("391.35", "3.6"), "9.0", "7.1.4")
+        check, _ = cudnn_check(f"tensorflow-gpu=={version}", rt)
+        assert (check.status is Status.OK) is accepted, version

@@ -43,7 +43,7 @@ def emit(result: MatrixResult, as_json: bool) -> None:
                     ",".join(r["os"]),
                     _span(r["python"]),
                     ", ".join(r["cuda"]) or "cpu",
-                    ", ".join(r["cudnn"]) or "-",
+                    _cudnn(r) or "-",
                     r["driver_min_linux"] or "-",
                     _code_span(r),
                     r["compiler"] or "-",
@@ -68,6 +68,12 @@ def _span(values: list[str]) -> str:
     return ", ".join(values)
 
 
+def _cudnn(r: dict[str, Any]) -> str:
+    """The cuDNN a row lists, marked when only some of the release's features load it."""
+    text = ", ".join(r["cudnn"])
+    return f"{text} (optional)" if text and r.get("cudnn_optional") else text
+
+
 def _one(r: dict[str, Any], out: Any) -> None:
     from rich.table import Table
 
@@ -78,7 +84,7 @@ def _one(r: dict[str, Any], out: Any) -> None:
         ("python", ", ".join(r["python"])),
         ("cuda", ", ".join(r["cuda"]) or "cpu only"),
         ("cuda (plain PyPI wheel)", r["cuda_default"] or ""),
-        ("cudnn", ", ".join(r["cudnn"])),
+        ("cudnn", _cudnn(r)),
         ("cudnn rule", r["cudnn_rule"] or ""),
         ("min driver linux", r["driver_min_linux"] or ""),
         ("min driver windows", r["driver_min_windows"] or ""),
