@@ -68,6 +68,11 @@ def test_second_row_error_points_at_its_header_line() -> None:
         (('cudnn = ["5.1"]', 'on_pypi = "no"'), "on_pypi", "expected true or false"),
         (('cudnn = ["5.1"]', "wheels_any_python = 1"), "wheels_any_python", "expected true or false"),
         (('cudnn = ["5.1"]', 'cudnn = ["5.1"]\ncudnn_optional = "yes"'), "cudnn_optional", "expected true or false"),
+        (
+            ('cudnn = ["5.1"]', 'cudnn = ["5.1"]\nbuilds_each_release = 1'),
+            "builds_each_release",
+            "expected true or false",
+        ),
         (('cudnn = ["5.1"]', 'ptx = ["eight"]'), "ptx", "not a compute capability"),
         (('cudnn = ["5.1"]', 'ptx = "8.0"'), "ptx", "list"),
     ],

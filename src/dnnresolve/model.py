@@ -82,6 +82,7 @@ class FrameworkRelease:
     on_pypi: bool = True  # False: PyPI no longer serves its files, so no plain ``pip install`` gets it
     wheels_any_python: bool = False  # its wheels are tagged for any CPython (py2.py3); ``python`` is what it states
     system_cuda: bool = False  # its wheels bring cuDNN (cudnn_rule bundled) but load CUDA from the system (MXNet < 1.8)
+    builds_each_release: bool = False  # every release it covers has the builds its steps pin (Paddle's .postNNN)
     install: tuple[InstallRecipe, ...] = ()
     source: str = ""
     sources: tuple[str, ...] = ()
@@ -104,7 +105,9 @@ class FrameworkRelease:
         2.15.0's extra asks for a tensorrt no index has), a build (``jaxlib==0.1.59+cuda110``,
         ``paddlepaddle-gpu==2.0.2.post90``), or companions tied to the row's release (``torchvision``); a row with
         such a step answers as it is, unless that step already pins ``version``, or ``version`` names a build by
-        its post release as the step does (``paddlepaddle-gpu==1.8.3.post97`` from ``1.8.4.post97``)."""
+        its post release as the step does (``paddlepaddle-gpu==1.8.3.post97`` from ``1.8.4.post97``), or the row
+        says each release it covers was published in the same builds (``builds_each_release``: 2.6.1.post112
+        from 2.6.2.post112)."""
         if version == self.version or not self.matches(version):
             return self
         names = {canonicalize_name(n) for n in self.names}
@@ -124,12 +127,9 @@ class FrameworkRelease:
                 return self
             # asked for a build by its post release (paddlepaddle-gpu==1.8.3.post97), the row's builds of its own
             # release (1.8.4.post97: CUDA 9.0, 1.8.4.post107: CUDA 10.0) stand for that release's
-            post_build = (
-                version.post is not None
-                and pinned.post is not None
-                and self.version.post is None
-                and pinned.release == self.version.release
-            )
+            own_build = pinned.post is not None and self.version.post is None and pinned.release == self.version.release
+            # or asked for a release the row covers, whose builds carry the same post tags as the row's own
+            post_build = own_build and (version.post is not None or self.builds_each_release)
             if pinned == version:
                 install.append(rec)
             elif pinned == self.version and not rec.companions and str(pinned) == text:

@@ -70,6 +70,7 @@ def release_record(matrix: Matrix, row: FrameworkRelease) -> dict[str, Any]:
         "build_tool": row.build_tool or None,
         "wheels_any_python": row.wheels_any_python,
         "system_cuda": row.system_cuda,
+        "builds_each_release": row.builds_each_release,
         "install": [r.to_dict() for r in row.install],
         "wheel_pins": pins,
         "source": row.source,

@@ -636,6 +636,30 @@ def test_a_post_release_pin_names_its_build() -> None:
         assert pin in [a for o in rp.options for s in o.steps for a in s.argv], spec
 
 
+def test_a_release_pin_keeps_its_build_where_each_release_had_the_same_builds() -> None:
+    # Paddle's pages named .post112/.post116/.post117/.post120 builds for each of 2.6.0, 2.6.1 and 2.6.2
+    rt = _with_cudnn(modern_node("Tesla V100-SXM2-16GB", "7.0", "525.85.12", python="3.10"), "11.2", "8.2.1")
+    rp = plan_for("paddlepaddle-gpu==2.6.1", rt).requirements[0]
+    best = rp.result.best
+    assert best is not None and str(best.release.version) == "2.6.1" and str(best.cuda) == "11.2"
+    assert rp.options[0].steps[-1].argv[-3:] == (
+        "paddlepaddle-gpu==2.6.1.post112",
+        "--index-url",
+        "https://www.paddlepaddle.org.cn/packages/stable/cu112/",
+    )
+    pins = {r.requirement for c in rp.result.candidates for r in c.release.install if r.kind == "pip"}
+    assert pins and all(p.startswith("paddlepaddle-gpu==2.6.1") for p in pins), pins
+    # 1.8.2 shares the row of 1.8.4 (PyPI has .post97 and .post107 wheels of each)
+    rt = modern_node("Tesla V100-SXM2-16GB", "7.0", "418.39", python="3.7")
+    steps = [
+        a for o in plan_for("paddlepaddle-gpu==1.8.2", rt).requirements[0].options for s in o.steps for a in s.argv
+    ]
+    assert "paddlepaddle-gpu==1.8.2.post107" in steps and not [a for a in steps if "1.8.4" in a]
+    # a row without that word still answers as itself: its builds' numbers are not known for another release
+    rp = plan_for("paddlepaddle-gpu==2.0.1", rt).requirements[0]
+    assert rp.result.best is not None and str(rp.result.best.release.version) == "2.0.2"
+
+
 def test_libraries_by_hand_on_windows_are_windows_steps() -> None:
     # TensorFlow 1.14 on Windows with CUDA 9.0 and cuDNN 7.1: it needs CUDA 10.0 and cuDNN 7.4+
     rt = windows_node(
