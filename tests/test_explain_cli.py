@@ -150,3 +150,22 @@ def test_the_driver_table_says_what_a_given_driver_runs(run_cli: RunCli) -> None
     (d,) = json.loads(r.stdout)["diagnoses"]
     assert d["found"] == {"cuda": "8.0"}
     assert d["fixes"][0].startswith("driver 375.26 runs CUDA 8.0 at most")
+
+
+def test_onnxruntime_naming_its_cuda_and_cudnn_majors_is_decoded(run_cli: RunCli) -> None:
+    # the warning onnxruntime-gpu 1.19 printed when CUDA 12 / cuDNN 9 were not found (onnxruntime issue 21769)
+    text = (
+        "2024-08-16 15:41:33.8037106 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 "
+        "onnxruntime::python::CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. Require cuDNN "
+        "9.* and CUDA 12.*, and the latest MSVC runtime. Please install all dependencies as mentioned in the GPU "
+        "requirements page"
+    )
+    r = run_cli("explain", "--json", input=text)
+    assert r.returncode == 1, r.stderr
+    (d,) = json.loads(r.stdout)["diagnoses"]
+    assert (d["kind"], d["framework"]) == ("missing_library", "onnxruntime")
+    assert d["expected"] == {"cuda": "12.x", "cudnn": "9.x"}
+    assert d["fixes"][0].startswith("install CUDA 12 and cuDNN 9 as wheels in this environment, keeping your release: ")
+    assert "or install CUDA 12.x and cuDNN 9.x and put their library folders on LD_LIBRARY_PATH" in d["fixes"][1]
+    text_out = run_cli("explain", input=text).stdout
+    assert "needs                CUDA 12.x and cuDNN 9.x libraries, found by the loader" in text_out

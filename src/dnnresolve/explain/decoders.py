@@ -254,6 +254,14 @@ def compute_capability(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, 
 # ---------------------------------------------------------------- no numbers
 
 
+def cuda_cudnn_majors(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    """The CUDA and cuDNN majors a build names as its requirement ("Require cuDNN 9.* and CUDA 12.*")."""
+    cuda, cudnn = m.group("cuda"), m.group("cudnn")
+    facts = {"want_cuda_major": cuda, "want_cudnn_major": cudnn}
+    rows = [("needs", f"CUDA {cuda}.x and cuDNN {cudnn}.x libraries, found by the loader")]
+    return Decoded({}, {"cuda": f"{cuda}.x", "cudnn": f"{cudnn}.x"}, rows, facts)
+
+
 def plain(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     rows = [(k, v) for k, v in m.groupdict().items() if v]
     return Decoded(rows=rows)
@@ -266,5 +274,6 @@ DECODERS: dict[str, Decoder] = {
     "driver_cuda_encoded": driver_cuda_encoded,
     "library": library,
     "compute_capability": compute_capability,
+    "cuda_cudnn_majors": cuda_cudnn_majors,
     "plain": plain,
 }
