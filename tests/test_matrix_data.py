@@ -9,7 +9,12 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from dnnresolve.matrix import Matrix, load_matrix, packaged_matrix_path
-from dnnresolve.versions import CudaVersion
+from dnnresolve.model import CudaInstall, CudnnInstall, FrameworkRelease, Gpu, Runtime
+from dnnresolve.solve import Status, solve
+from dnnresolve.specs import parse_requirement
+from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, PythonVersion
+
+BLOCKING = (Status.FAIL, Status.UNKNOWN)
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +115,50 @@ def test_pins_are_for_known_releases(matrix: Matrix) -> None:
             assert canonicalize_name(Requirement(text).name).startswith(
                 ("nvidia-", "cuda-toolkit", "triton", "jax-cuda", "tensorrt")
             ), text
+
+
+# one GPU of each compute capability the rows name, Kepler to Blackwell
+GPUS = [ComputeCapability.parse(cc) for cc in ("3.0", "3.5", "3.7", "5.0", "5.2", "6.0", "6.1", "7.0")] + [
+    ComputeCapability.parse(cc) for cc in ("7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "12.0")
+]
+
+
+def _machine_for(
+    row: FrameworkRelease, cuda: CudaVersion | None, os: str, python: PythonVersion, gpu: ComputeCapability, m: Matrix
+) -> Runtime:
+    """A machine made of what the row states for this variant: its CUDA's driver, that CUDA, the cuDNN it was built
+    with, the Python and the GPU given."""
+    rt = Runtime(os=os, python=python, gpus=[Gpu("a GPU", gpu)])
+    if cuda is None:
+        return rt
+    toolkit = CudaVersion.parse(f"{cuda.major}.{cuda.parts[1] if len(cuda.parts) > 1 else 0}")
+    rt.driver = m.driver_table(os).min_driver_for(toolkit)
+    rt.cuda = [CudaInstall(toolkit, "/usr/local/cuda")]
+    builds = row.cudnn_for(cuda)
+    if builds:
+        b = max(builds)
+        rt.cudnn = [CudnnInstall(CudnnVersion.parse(".".join(map(str, b.key(2)))), "/usr/lib", loads_first=True)]
+    return rt
+
+
+def test_every_variant_runs_on_a_machine_made_of_what_its_row_states(matrix: Matrix) -> None:
+    # A row no machine can satisfy is a data error: a CUDA without a driver figure for a system it is built for
+    # (CUDA 13.x on Windows, before its branch minimum was recorded), a cuDNN series the rule rejects, a GPU
+    # floor above every architecture the wheels carry...
+    never = []
+    for row in matrix.frameworks:
+        spec = parse_requirement(f"{row.package}=={row.version}")
+        for cuda in row.cuda or (None,):
+            for os in row.os:
+                fails: list[str] = []
+                for python, gpu in ((p, g) for p in reversed(row.python) for g in GPUS):
+                    rt = _machine_for(row, cuda, os, python, gpu, matrix)
+                    result = solve([spec], rt, matrix).results[0]
+                    mine = [c for c in result.candidates if c.cuda == cuda and c.release.os == row.os]
+                    assert mine, (str(spec), os, str(cuda))
+                    fails = [f"{c.component}: {c.reason}" for c in mine[0].checks if c.status in BLOCKING]
+                    if not fails:
+                        break
+                if fails:
+                    never.append(f"{spec} {os} CUDA {cuda}: {fails}")
+    assert never == []

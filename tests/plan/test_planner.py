@@ -773,3 +773,17 @@ def test_mxnet_after_1_8_and_tensorflow_1_8_take_a_newer_cudnn_minor() -> None:
         rt = _with_cudnn(windows_node("391.35", "3.6"), "9.0", "7.1.4")
         check, _ = cudnn_check(f"tensorflow-gpu=={version}", rt)
         assert (check.status is Status.OK) is accepted, version
+
+
+def test_cuda_13_on_windows_is_held_to_nvidias_branch_minimum() -> None:
+    # NVIDIA's release notes give no Windows figure for 13.x; its compatibility table says 13.x needs >= 580
+    rtx = windows_node("581.57", "3.12")
+    rtx.gpus = [Gpu("NVIDIA GeForce RTX 4090", ComputeCapability.parse("8.9"))]
+    best = plan_for("torch==2.14.1", rtx).requirements[0].result.best
+    assert best is not None and str(best.cuda) == "13.0"
+    driver = best.check("driver")
+    assert driver is not None and driver.status is Status.OK and driver.needed == ">= 580"
+    # an R570 driver takes the CUDA 12.6 build, which it runs
+    rtx.driver = DriverVersion.parse("572.16")
+    best = plan_for("torch==2.14.1", rtx).requirements[0].result.best
+    assert best is not None and best.ok and str(best.cuda) == "12.6"
