@@ -94,6 +94,24 @@ def test_uv_project_clean_without_the_conda_file(run_cli: Run) -> None:
     assert report["checked"] == ["tensorflow", "torch"]
 
 
+def test_a_pin_the_target_runs_with_a_caveat_is_a_warning(run_cli: Run) -> None:
+    # the packaged matrix: TensorFlow 2.15's wheels carry sm_50-sm_75 and PTX compute_80, so the A100 of the
+    # project's [tool.dnnresolve] compiles that PTX at first use; torch 2.1.2's cu118 wheels carry sm_80
+    proc = run_cli("check", "--json", str(PROJECTS / "uv-torch" / "pyproject.toml"))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    [caveat] = report["findings"]
+    assert (caveat["rule"], caveat["package"], caveat["severity"]) == ("target-caveat", "tensorflow", "warning")
+    assert at(caveat) == ("pyproject.toml", 12)
+    assert caveat["message"].startswith("tensorflow 2.15.1 (CUDA 12.2) runs, with a caveat: compute_capability: ")
+    assert "PTX (compute_80)" in caveat["message"]
+    # an older driver runs torch's CUDA 11.8 build through minor-version compatibility only: a caveat too
+    proc = run_cli("check", "--json", "--driver", "470.82.01", str(PROJECTS / "uv-torch" / "pyproject.toml"))
+    torch = [f for f in json.loads(proc.stdout)["findings"] if f["package"] == "torch"]
+    assert [(f["rule"], f["severity"]) for f in torch] == [("target-caveat", "warning")]
+    assert "driver: runs through CUDA 11.x minor-version compatibility" in torch[0]["message"]
+
+
 def test_poetry_project_range_and_tf_clash(run_cli: Run) -> None:
     _, report = check_json(run_cli, str(PROJECTS / "poetry-torch-tf" / "pyproject.toml"))
     [u] = findings(report, "unpinned")

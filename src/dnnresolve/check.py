@@ -25,6 +25,7 @@ from .solve import (
     Check,
     RequirementResult,
     SolveResult,
+    Status,
     nearest_known,
     needs_system_cuda,
     solve_requirement,
@@ -304,7 +305,7 @@ def _judge(
         return []  # a range: some matching release runs here (the unpinned warning says the rest)
     failures = [c for c in best.failures if (has_target or c.component != "os") and _concerns_pin(c, pin, best)]
     if not failures:
-        return []
+        return _caveats(pin, best) if has_target else []
     where = {c.component: runtime.sources.get(c.component, "") for c in failures}
     if runtime.cuda:
         where["cuda"] = runtime.cuda[0].found_in
@@ -323,6 +324,17 @@ def _judge(
         fix = opt.title + (f": {steps}" if steps else "")
     source = failures[0].source or best.release.source
     return [(Severity.ERROR, rule, f"{best.label} cannot run: {reasons}", fix, source)]
+
+
+def _caveats(pin: Pin, best: Candidate) -> list[tuple[Severity, str, str, str, str]]:
+    """A pin the target runs, with the warnings the plan gives (a driver that runs its CUDA only through
+    minor-version compatibility, kernels the driver compiles from PTX at first use, a cuDNN only some features
+    need): one warning naming them. What the matrix itself does not state is no caveat of the target."""
+    warns = [c for c in best.checks if c.status is Status.WARN and not c.gap and _concerns_pin(c, pin, best)]
+    if not warns:
+        return []
+    reasons = "; ".join(f"{c.component}: {c.reason}" for c in warns)
+    return [(Severity.WARNING, "target-caveat", f"{best.label} runs, with a caveat: {reasons}", "", warns[0].source)]
 
 
 def _exact(spec: SpecifierSet) -> bool:

@@ -43,6 +43,7 @@ class Check:
     needed: str = ""
     found: str = ""
     source: str = ""
+    gap: bool = False  # a warning about what the matrix does not state, not about the machine
 
 
 @record
@@ -452,6 +453,7 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
             f">= {floor}",
             found,
             cuda_row.source,
+            gap=True,
         )
     if minimum is None:
         return Check("compute_capability", Status.UNKNOWN, "minimum compute capability not stated", "", found, source)
