@@ -787,3 +787,21 @@ def test_cuda_13_on_windows_is_held_to_nvidias_branch_minimum() -> None:
     rtx.driver = DriverVersion.parse("572.16")
     best = plan_for("torch==2.14.1", rtx).requirements[0].result.best
     assert best is not None and best.ok and str(best.cuda) == "12.6"
+
+
+def test_tensorflow_1_x_is_held_to_the_cudnn_its_wheels_were_built_with() -> None:
+    # read from the wheels: Linux 1.8-1.10 built with cuDNN 7.0.5, 1.11 with 7.2.1, 1.12 with 7.1.4;
+    # Windows 1.8-1.11 with 7.0.3, 1.12 with 7.2.1
+    def verdict(spec: str, rt: Runtime, cudnn: str) -> Status:
+        check, _ = cudnn_check(spec, _with_cudnn(rt, "9.0", cudnn))
+        return check.status
+
+    def linux() -> Runtime:
+        return modern_node("Tesla V100-SXM2-16GB", "7.0", "410.48", python="3.6")
+
+    assert verdict("tensorflow-gpu==1.12.0", linux(), "7.1.4") is Status.OK
+    assert verdict("tensorflow-gpu==1.11.0", linux(), "7.1.4") is Status.FAIL
+    assert verdict("tensorflow-gpu==1.10.1", linux(), "7.0.5") is Status.OK
+    assert verdict("tensorflow-gpu==1.10.1", linux(), "6.0.21") is Status.FAIL  # a check now: libcudnn.so.7
+    assert verdict("tensorflow-gpu==1.11.0", windows_node("411.31", "3.6"), "7.0.5") is Status.OK
+    assert verdict("tensorflow-gpu==1.12.0", windows_node("411.31", "3.6"), "7.1.4") is Status.FAIL
