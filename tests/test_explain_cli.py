@@ -160,12 +160,19 @@ def test_onnxruntime_naming_its_cuda_and_cudnn_majors_is_decoded(run_cli: RunCli
         "9.* and CUDA 12.*, and the latest MSVC runtime. Please install all dependencies as mentioned in the GPU "
         "requirements page"
     )
-    r = run_cli("explain", "--json", input=text)
+    r = run_cli("explain", "--json", "--no-detect", input=text)
     assert r.returncode == 1, r.stderr
     (d,) = json.loads(r.stdout)["diagnoses"]
     assert (d["kind"], d["framework"]) == ("missing_library", "onnxruntime")
     assert d["expected"] == {"cuda": "12.x", "cudnn": "9.x"}
     assert d["fixes"][0].startswith("install CUDA 12 and cuDNN 9 as wheels in this environment, keeping your release: ")
     assert "or install CUDA 12.x and cuDNN 9.x and put their library folders on LD_LIBRARY_PATH" in d["fixes"][1]
-    text_out = run_cli("explain", input=text).stdout
+    text_out = run_cli("explain", "--no-detect", input=text).stdout
     assert "needs                CUDA 12.x and cuDNN 9.x libraries, found by the loader" in text_out
+    # told the machine's CUDA and cuDNN, it names the newest PyPI build made for them first
+    r = run_cli("explain", "--json", "--no-detect", "--cuda", "11.8", "--cudnn", "8.9.7", input=text)
+    (d,) = json.loads(r.stdout)["diagnoses"]
+    assert d["fixes"][0] == (
+        "this machine has CUDA 11.8 and cuDNN 8.9.7: onnxruntime-gpu 1.18.1 is built for them "
+        "(python -m pip install onnxruntime-gpu==1.18.1)"
+    )

@@ -156,6 +156,10 @@ def _from_matrix(d: Diagnosis, matrix: Matrix, runtime: Runtime | None, cat: Cat
         if rows:
             names = ", ".join(f"{f.package}=={f.version}" for f in rows[:3])
             steps.append(("pip", f"or install a {d.framework_name} release built for cuDNN {have}: {names}"))
+    if "want_cuda_major" in d.facts and package and runtime is not None and runtime.active_cuda is not None:
+        build = _build_for_machine(matrix, package, runtime)
+        if build is not None:
+            steps.append(("manual", build))
     if d.kind == "driver_too_old" and "want_cuda" in d.facts:
         want = CudaVersion.parse(d.facts["want_cuda"])
         required = matrix.driver_table(runtime.os if runtime else "linux").min_driver_for(want)
@@ -173,3 +177,26 @@ def _from_matrix(d: Diagnosis, matrix: Matrix, runtime: Runtime | None, cat: Cat
                 )
             )
     return steps
+
+
+def _build_for_machine(matrix: Matrix, package: str, runtime: Runtime) -> str | None:
+    """The newest release of ``package`` with a pip build for the CUDA major (and cuDNN) this machine has, for a
+    message that names the majors the installed build wanted (onnxruntime's "Require cuDNN 9.* and CUDA 12.*")."""
+    cuda = runtime.active_cuda
+    cudnn = runtime.active_cudnn
+    if cuda is None:
+        return None
+    for row in reversed(matrix.releases(package, runtime.os)):
+        for variant in row.cuda if row.on_pypi else ():
+            rec = row.recipe(variant)
+            builds = row.cudnn_for(variant)
+            rule = row.cudnn_rule or CudnnRule.EXACT_SERIES
+            if variant.major != cuda.version.major or rec is None:
+                continue
+            if cudnn is not None and builds and not any(cudnn_compatible(b, cudnn.version, rule) for b in builds):
+                continue
+            argv = ["python", "-m", "pip", "install", rec.requirement]
+            argv += ["--index-url", rec.index_url] if rec.index_url else []
+            have = f"CUDA {cuda.version}" + (f" and cuDNN {cudnn.version}" if cudnn is not None else "")
+            return f"this machine has {have}: {row.package} {row.version} is built for them ({shlex.join(argv)})"
+    return None
