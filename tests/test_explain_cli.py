@@ -176,3 +176,18 @@ def test_onnxruntime_naming_its_cuda_and_cudnn_majors_is_decoded(run_cli: RunCli
         "this machine has CUDA 11.8 and cuDNN 8.9.7: onnxruntime-gpu 1.18.1 is built for them "
         "(python -m pip install onnxruntime-gpu==1.18.1)"
     )
+
+
+def test_mxnets_cudnn_warning_says_whether_it_matters(run_cli: RunCli) -> None:
+    # MXNet only warns when the cuDNN it loads differs from its build; a newer minor of the same major fits
+    newer = "cuDNN lib mismatch: linked-against version 8200 != compiled-against version 8100."
+    older = "cuDNN lib mismatch: linked-against version 8005 != compiled-against version 8101."
+    (d,) = json.loads(run_cli("explain", "--json", "--no-detect", newer).stdout)["diagnoses"]
+    assert d["fixes"][0] == (
+        "nothing to fix: cuDNN 8.2.0 fits this build; to quiet the warning, export MXNET_CUDNN_LIB_CHECKING=0"
+    )
+    assert not [f for f in d["fixes"] if "module load" in f]
+    (d,) = json.loads(run_cli("explain", "--json", "--no-detect", older).stdout)["diagnoses"]
+    assert d["fixes"][0] == "load cuDNN 8.1 or a newer 8.x: `module load cudnn/8.1` if your site has one"
+    assert not [f for f in d["fixes"] if "MXNET_CUDNN_LIB_CHECKING" in f]
+    assert "cuDNN 8.0.5 does not fit a build for 8.1.1" in run_cli("explain", "--no-detect", older).stdout

@@ -119,6 +119,25 @@ def cudnn_pair(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framewor
     )
 
 
+def cudnn_warning(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    """A framework that only warns on any difference (MXNet's "cuDNN lib mismatch"): the pair, and whether the
+    loaded library fits the build by the entry's rule (then the warning is harmless) or not."""
+    decoded = cudnn_pair(m, entry, catalog, framework)
+    loaded, built = CudnnVersion.parse(decoded.facts["found"]), CudnnVersion.parse(decoded.facts["built"])
+    rows = [row for row in decoded.rows if row[0] != "note"]
+    rule = entry.cudnn_rule or CudnnRule.SAME_MAJOR_NEWER_MINOR
+    if cudnn_compatible(built, loaded, rule):
+        fits = f"cuDNN {loaded} fits a build for {built} (same major, equal or newer minor): harmless"
+        rows.append(("verdict", fits))
+        # nothing to load instead: the steps that fetch another cuDNN ({want}) are left out, quieting it is not
+        decoded.facts = {k: v for k, v in decoded.facts.items() if k not in ("want", "want_series")}
+        decoded.facts["harmless"] = str(loaded)
+    else:
+        rows.append(("verdict", f"cuDNN {loaded} does not fit a build for {built}: {cudnn_rule_text(built, rule)}"))
+    decoded.rows = rows
+    return decoded
+
+
 def cudnn_minimum(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     g = m.groupdict()
     loaded = CudnnVersion.parse(g["loaded"])
@@ -269,6 +288,7 @@ def plain(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: st
 
 DECODERS: dict[str, Decoder] = {
     "cudnn_pair": cudnn_pair,
+    "cudnn_warning": cudnn_warning,
     "cudnn_minimum": cudnn_minimum,
     "cuda_pair": cuda_pair,
     "driver_cuda_encoded": driver_cuda_encoded,
