@@ -805,3 +805,15 @@ def test_tensorflow_1_x_is_held_to_the_cudnn_its_wheels_were_built_with() -> Non
     assert verdict("tensorflow-gpu==1.10.1", linux(), "6.0.21") is Status.FAIL  # a check now: libcudnn.so.7
     assert verdict("tensorflow-gpu==1.11.0", windows_node("411.31", "3.6"), "7.0.5") is Status.OK
     assert verdict("tensorflow-gpu==1.12.0", windows_node("411.31", "3.6"), "7.1.4") is Status.FAIL
+
+
+def test_tensorflow_1_15_and_2_0_need_the_cudnn_7_6_their_wheels_were_built_with() -> None:
+    # the table says 7.4; every 1.15.x and 2.0.x wheel checks against 7.6.0 and refuses 7.4.1 (TF issue 35376)
+    rt = _with_cudnn(modern_node("Tesla V100-SXM2-16GB", "7.0", "418.39", python="3.7"), "10.0", "7.4.1")
+    for spec in ("tensorflow-gpu==1.15.0", "tensorflow-gpu==2.0.4"):
+        check, plan = cudnn_check(spec, rt)
+        assert check.status is Status.FAIL and "at least 7.6" in check.needed, spec
+        by_hand = [s.description for o in plan.requirements[0].options for s in o.steps if s.kind == "manual"]
+        assert any("cudnn-10.0-linux-x64-v7.6.5.32.tgz" in d for d in by_hand), spec
+    check, _ = cudnn_check("tensorflow-gpu==1.14.0", rt)
+    assert check.status is Status.OK  # 1.14's wheels were built with 7.4.2
