@@ -182,6 +182,8 @@ def _from_matrix(d: Diagnosis, matrix: Matrix, runtime: Runtime | None, cat: Cat
 def _build_for_machine(matrix: Matrix, package: str, runtime: Runtime) -> str | None:
     """The newest release of ``package`` with a pip build for the CUDA major (and cuDNN) this machine has, for a
     message that names the majors the installed build wanted (onnxruntime's "Require cuDNN 9.* and CUDA 12.*")."""
+    from ..solve import cudnn_rule_for  # the framework's own rule, its default included
+
     cuda = runtime.active_cuda
     cudnn = runtime.active_cudnn
     if cuda is None:
@@ -190,7 +192,7 @@ def _build_for_machine(matrix: Matrix, package: str, runtime: Runtime) -> str | 
         for variant in row.cuda if row.on_pypi else ():
             rec = row.recipe(variant)
             builds = row.cudnn_for(variant)
-            rule = row.cudnn_rule or CudnnRule.EXACT_SERIES
+            rule = cudnn_rule_for(row)
             if variant.major != cuda.version.major or rec is None:
                 continue
             if cudnn is not None and builds and not any(cudnn_compatible(b, cudnn.version, rule) for b in builds):
