@@ -118,9 +118,8 @@ def test_pins_are_for_known_releases(matrix: Matrix) -> None:
 
 
 # one GPU of each compute capability the rows name, Kepler to Blackwell
-GPUS = [ComputeCapability.parse(cc) for cc in ("3.0", "3.5", "3.7", "5.0", "5.2", "6.0", "6.1", "7.0")] + [
-    ComputeCapability.parse(cc) for cc in ("7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "12.0")
-]
+GPU_CCS = ("3.0", "3.5", "3.7", "5.0", "5.2", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "12.0")
+GPUS = [ComputeCapability.parse(cc) for cc in GPU_CCS]
 
 
 def _machine_for(
