@@ -29,9 +29,12 @@ from dnnresolve.matrix import load_matrix
 PLATFORMS = ["manylinux2014_x86_64", *(f"manylinux_2_{n}_x86_64" for n in range(17, 40))]
 
 
-def resolved_pins(spec: str, python: str) -> dict[str, str] | None:
+def resolved_pins(spec: str, python: str, no_deps: bool = False) -> dict[str, str] | None:
+    """The nvidia-* requirements (as their parent's metadata states them) of the resolved install set; with
+    ``no_deps``, of the framework's own metadata only (jax[cuda12_pip] asks for a jaxlib that only its find-links
+    page has, so pip cannot resolve it from PyPI)."""
     framework = canonicalize_name(Requirement(spec).name)
-    """The nvidia-* requirements (as their parent's metadata states them) of the resolved install set."""
+    asked = {canonicalize_name(e) for e in Requirement(spec).extras}
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         cmd = [
@@ -53,8 +56,13 @@ def resolved_pins(spec: str, python: str) -> dict[str, str] | None:
         ]
         for p in PLATFORMS:
             cmd += ["--platform", p]
+        if no_deps:
+            cmd.append("--no-deps")
         proc = subprocess.run([*cmd, spec], capture_output=True, text=True, timeout=600)
         if proc.returncode != 0:
+            if not no_deps:
+                print(f"  pip cannot resolve {spec}; reading its own metadata (--no-deps)", file=sys.stderr)
+                return resolved_pins(spec, python, no_deps=True)
             print(f"  pip failed for {spec}: {proc.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
             return None
         data = json.loads(report.read_text())
@@ -62,7 +70,8 @@ def resolved_pins(spec: str, python: str) -> dict[str, str] | None:
     for item in data.get("install", []):
         # The framework and its own plugins (jax-cuda12-plugin, jax-cuda12-pjrt) state the pins; what the
         # nvidia-* wheels, cuda-toolkit and other dependencies ask of one another is not the release's.
-        if not canonicalize_name(item["metadata"]["name"]).startswith(framework):
+        item_name = canonicalize_name(item["metadata"]["name"])
+        if not item_name.startswith(framework):
             continue
         for text in item["metadata"].get("requires_dist", []) or []:
             req = Requirement(text)
@@ -78,8 +87,12 @@ def resolved_pins(spec: str, python: str) -> dict[str, str] | None:
                     "python_version": python,
                 }
             ):
-                extras = re.findall(r'extra == "([^"]+)"', str(req.marker))
+                extras = {canonicalize_name(e) for e in re.findall(r"extra == [\"']([^\"']+)[\"']", str(req.marker))}
                 if not extras:
+                    continue
+                # the framework's own metadata states every extra's pins (jax 0.4.25: cuda11_pip, cuda12_pip,
+                # cuda12); only the extras asked for count. A plugin's (with-cuda) come in through them.
+                if item_name == framework and not extras & asked:
                     continue
             # Several resolved packages may state the same nvidia-* wheel (the plugin pins it, cusolver
             # asks for it bare): their specifiers all apply, so they combine.

@@ -354,3 +354,20 @@ def test_a_recipe_that_names_its_pythons_concerns_only_pins_that_ask_for_its_ext
     reqs.write_text("tensorflow[and-cuda]==2.14.1\n")
     [f] = findings(json.loads(run_cli("check", "--json", str(reqs), *target).stdout), "target-incompatible")
     assert "installs only on Python 3.9, 3.10" in f["message"] and "tensorrt" in f["message"]
+
+
+def test_a_pin_that_loads_the_system_cudnn_is_checked_against_the_targets(run_cli: Run, tmp_path: Path) -> None:
+    # jax[cuda12_local] loads the machine's cuDNN (0.4.30: 9.1 or newer); jax[cuda12] brings its own as wheels
+    target = ("--driver", "550.54.15", "--gpu", "NVIDIA A100-SXM4-80GB", "--python", "3.11", "--os", "linux")
+    req = tmp_path / "requirements.txt"
+    req.write_text("numpy\njax[cuda12_local]==0.4.30\n")
+    proc = run_cli("check", "--json", str(req), *target, "--cuda", "12.4", "--cudnn", "9.0")
+    assert proc.returncode == 1, proc.stderr
+    [f] = findings(json.loads(proc.stdout), "target-incompatible")
+    assert at(f) == ("requirements.txt", 2) and f["severity"] == "error"
+    assert "cuDNN 9.0 is loaded" in f["message"] and "at least 9.1" in f["message"]
+    assert "'jax[cuda12_local]==0.4.30'" in f["fix"]
+    req.write_text("numpy\njax[cuda12]==0.4.30\n")
+    proc = run_cli("check", "--json", str(req), *target, "--cuda", "12.4", "--cudnn", "9.0")
+    assert proc.returncode == 0, proc.stdout
+    assert findings(json.loads(proc.stdout), "target-incompatible") == []

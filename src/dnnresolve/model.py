@@ -37,6 +37,11 @@ class InstallRecipe:
     sm_exact: tuple[ComputeCapability, ...] = ()  # arch-specific code (sm_90a): runs on that capability only
     cudnn: tuple[CudnnVersion, ...] = ()  # the cuDNN series this variant was built against, when stated
 
+    @property
+    def extras(self) -> frozenset[str]:
+        """The extras its pip requirement names (``jax[cuda12_local]``: the form that loads the system's CUDA)."""
+        return extras_of(self.requirement) if self.kind == "pip" else frozenset()
+
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "cuda": self.cuda}
         for key in ("requirement", "index_url", "extra_index_url", "find_links", "url", "note"):
@@ -89,6 +94,7 @@ class FrameworkRelease:
     note: str = ""
     row: int = 0  # 1-based index among [[framework]] tables, for messages
     line: int = 0  # line of its [[framework]] header in the TOML file
+    form: frozenset[str] | None = None  # the extras a requirement chose its install by (with_extras), if any
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -142,6 +148,21 @@ class FrameworkRelease:
                 return self
         return replace(self, version=version, install=tuple(install))
 
+    def with_extras(self, extras: frozenset[str]) -> FrameworkRelease:
+        """This row as the answer for a requirement that names ``extras``: when pip recipes of the row name the
+        same extras, only they remain, with the CUDA variants they install (``jax[cuda12-local]==0.7.2``: the
+        CUDA 12 build that loads the system's CUDA and cuDNN, not ``jax[cuda13]``). Extras no recipe names (an
+        optional feature, ``torch[opt-einsum]``) leave the row as it is."""
+        wanted = frozenset(canonicalize_name(e) for e in extras)
+        if not wanted:
+            return self
+        kept = tuple(rec for rec in self.install if rec.kind == "pip" and rec.extras == wanted)
+        if not kept:
+            return self
+        cuda = tuple(c for c in self.cuda if any(_recipe_cuda_is(rec, c) for rec in kept))
+        default = self.cuda_default if self.cuda_default in cuda else None
+        return replace(self, install=kept, cuda=cuda, cuda_default=default, form=wanted)
+
     @property
     def is_gpu(self) -> bool:
         return bool(self.cuda)
@@ -181,6 +202,11 @@ class WheelPins:
     source: str = ""
     row: int = 0
     line: int = 0
+
+    @property
+    def extras(self) -> frozenset[str]:
+        """The extras these pins come with ("cuda,cudnn": both), normalized."""
+        return frozenset(canonicalize_name(e) for e in self.extra.split(",") if e.strip())
 
 
 @record(frozen=True)
@@ -348,6 +374,14 @@ class Runtime:
     @property
     def compute_capabilities(self) -> list[ComputeCapability]:
         return [g.compute_capability for g in self.gpus if g.compute_capability is not None]
+
+
+def extras_of(requirement: str) -> frozenset[str]:
+    """The extras a pip requirement names, normalized (PEP 685: ``cuda12_local`` and ``cuda12-local`` are one)."""
+    try:
+        return frozenset(canonicalize_name(e) for e in parse_requirement(requirement).extras)
+    except InvalidRequirement:
+        return frozenset()
 
 
 def _recipe_cuda_is(rec: InstallRecipe, cuda: CudaVersion | None) -> bool:

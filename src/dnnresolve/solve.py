@@ -140,22 +140,28 @@ def needs_system_cuda(release: FrameworkRelease, matrix: Matrix | None = None) -
     rather than its wheels.
 
     A release whose pip install pins nvidia-* wheels (tensorflow[and-cuda], jax[cuda12]) brings its own; one that
-    bundles cuDNN brings both, unless the matrix says it still loads CUDA from the system (MXNet before 1.8).
+    bundles cuDNN brings both, unless the matrix says it still loads CUDA from the system (MXNet before 1.8). A
+    requirement that chose another form by its extras (``jax[cuda12_local]``) loads the system's.
     """
     if not release.is_gpu:
         return False
     if release.cudnn_rule is CudnnRule.BUNDLED:
         return release.system_cuda
-    return not (matrix is not None and bundled_extra(release, matrix) is not None)
+    forms = bundled_forms(release, matrix) if matrix is not None else set()
+    if release.form is not None:
+        return release.form not in forms
+    return not forms
 
 
-def bundled_extra(release: FrameworkRelease, matrix: Matrix) -> str | None:
-    """The extra ("" for none) whose install brings the CUDA libraries as nvidia-* wheels, if the matrix knows one."""
-    for name in release.names:
-        for pins in matrix.wheel_pins_of(name):
-            if release.matches(pins.version) and pins.requires:
-                return pins.extra
-    return None
+def bundled_forms(release: FrameworkRelease, matrix: Matrix) -> set[frozenset[str]]:
+    """The extras (none: the plain requirement) whose install brings the CUDA libraries as nvidia-* wheels, as
+    far as the matrix's pins know."""
+    return {
+        pins.extras
+        for name in release.names
+        for pins in matrix.wheel_pins_of(name)
+        if release.matches(pins.version) and pins.requires
+    }
 
 
 def cudnn_rule_for(release: FrameworkRelease) -> CudnnRule:
@@ -181,6 +187,8 @@ def solve_requirement(req: Requirement, runtime: Runtime, matrix: Matrix) -> Req
     if exact is not None:  # a row covering the release asked for answers for that release, not its own
         rows = [r.for_version(exact) for r in rows]
         variant = variant or _build_named(rows, exact)
+    if req.extras:  # the extras choose the form: jax[cuda12_local] loads the system's CUDA, jax[cuda12] brings it
+        rows = [r.with_extras(req.extras) for r in rows]
     result = RequirementResult(req, name, known=True, installed=installed)
     for row in rows:
         variants: Iterable[CudaVersion | None] = row.cuda or [None]

@@ -817,3 +817,46 @@ def test_tensorflow_1_15_and_2_0_need_the_cudnn_7_6_their_wheels_were_built_with
         assert any("cudnn-10.0-linux-x64-v7.6.5.32.tgz" in d for d in by_hand), spec
     check, _ = cudnn_check("tensorflow-gpu==1.14.0", rt)
     assert check.status is Status.OK  # 1.14's wheels were built with 7.4.2
+
+
+def test_the_extras_asked_for_choose_the_form_a_jax_release_is_installed_in() -> None:
+    # jax 0.4.30: jax[cuda12] brings CUDA and cuDNN as nvidia-* wheels, jax[cuda12_local] loads the system's
+    # (cuDNN 9.1 or newer); a machine with cuDNN 9.0 runs the first and not the second
+    a100 = _with_cudnn(modern_node("NVIDIA A100-SXM4-80GB", "8.0", "550.54.15"), "12.4", "9.0.0")
+    check, plan = cudnn_check("jax[cuda12]==0.4.30", a100)
+    assert check is None
+    assert plan.requirements[0].options[0].steps[-1].shell == "python -m pip install 'jax[cuda12]==0.4.30'"
+    check, plan = cudnn_check("jax[cuda12_local]==0.4.30", a100)
+    assert check is not None and check.status is Status.FAIL and check.found == "9.0.0"
+    assert check.needed == "the same major version with an equal or newer minor: 9.x, at least 9.1"
+    steps = plan.requirements[0].options[0].steps
+    assert steps[-1].shell == "python -m pip install 'jax[cuda12_local]==0.4.30'"
+    assert "cudnn-linux-x86_64-9." in steps[0].description
+    # PEP 685 spelling, and the system's CUDA is checked too
+    check, plan = cudnn_check("jax[cuda12-local]==0.4.30", _with_cudnn(a100, "12.4", "9.1.1"))
+    assert check is not None and check.status is Status.OK
+    best = plan.requirements[0].result.best
+    assert best is not None and (cuda := best.check("cuda")) is not None and cuda.found == "12.4"
+    # the monolithic jaxlib jax[cuda12_local] installs: 0.4.28's built for cuDNN 8.9, 0.4.29's for 9.1 (its metadata:
+    # jaxlib==0.4.29+cuda12.cudnn91, though the docs table said 8.9)
+    check, _ = cudnn_check("jax[cuda12_local]==0.4.28", _with_cudnn(a100, "12.4", "8.9.7"))
+    assert check is not None and check.status is Status.OK and check.needed.endswith("at least 8.9")
+    check, _ = cudnn_check("jax[cuda12_local]==0.4.29", _with_cudnn(a100, "12.4", "8.9.7"))
+    assert check is not None and check.status is Status.FAIL and check.needed.endswith("at least 9.1")
+    # the pip form of that era (jax[cuda12_pip]) brings cuDNN as nvidia-* wheels: the system's is not asked for
+    check, _ = cudnn_check("jax[cuda12_pip]==0.4.25", _with_cudnn(a100, "12.4", "8.6.0"))
+    assert check is None
+
+
+def test_an_extra_naming_one_cuda_keeps_that_build_only() -> None:
+    # jax 0.7.2 has CUDA 12.9 and 13.0 builds; jax[cuda13] asks for the second even where the first would run
+    h100 = modern_node("NVIDIA H100 80GB HBM3", "9.0", "580.65.06")
+    rp = plan_for("jax[cuda13]==0.7.2", h100).requirements[0]
+    assert {str(c.cuda) for c in rp.result.candidates} == {"13.0"}
+    assert rp.options[0].steps[-1].shell == "python -m pip install 'jax[cuda13]==0.7.2'"
+    rp = plan_for("jax[cuda12-local]==0.7.2", h100).requirements[0]
+    assert {str(c.cuda) for c in rp.result.candidates} == {"12.9"}
+    # an extra no recipe names (an optional feature) leaves the release's builds as they are
+    rp = plan_for("torch[opt-einsum]==2.1.0", h100).requirements[0]
+    assert {str(c.cuda) for c in rp.result.candidates} == {"11.8", "12.1"}
+
