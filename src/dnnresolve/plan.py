@@ -570,19 +570,35 @@ def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str], os
                 "holding cudnn64_*.dll) first on PATH"
             )
             return [*steps, Step("manual", words)]
-        if archive is not None:
+        if archive is None:
             words += (
-                f": {archive.file} from https://developer.nvidia.com/rdp/cudnn-archive, unpack it under $HOME/cudnn"
+                " from https://developer.nvidia.com/rdp/cudnn-archive, unpack it and put the folder holding "
+                "libcudnn.so.* first on LD_LIBRARY_PATH"
             )
+            return [*steps, Step("manual", words)]
+        words += (
+            f": {archive.file} from https://developer.nvidia.com/rdp/cudnn-archive, unpack it under $HOME/cudnn "
+            f"(mkdir -p $HOME/cudnn && tar -xf {archive.file} -C $HOME/cudnn)"
+        )
         steps.append(Step("manual", words))
         steps.append(
             Step(
                 "shell",
                 "put it first on the library path",
-                env=(("LD_LIBRARY_PATH", "$HOME/cudnn/cuda/lib64:$LD_LIBRARY_PATH"),),
+                env=(("LD_LIBRARY_PATH", f"$HOME/cudnn/{_cudnn_lib_dir(archive.file)}:$LD_LIBRARY_PATH"),),
             )
         )
     return steps
+
+
+def _cudnn_lib_dir(file: str) -> str:
+    """Where an NVIDIA cuDNN archive for Linux keeps its libraries once unpacked: the tar.xz archives of 8.3 on
+    (cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz) unpack to a folder of their own name with lib/; the
+    older .tgz files (cudnn-8.0-linux-x64-v5.1.tgz) to cuda/lib64."""
+    for suffix in (".tar.xz", ".tar.gz"):
+        if file.endswith("-archive" + suffix):
+            return f"{file.removesuffix(suffix)}/lib"
+    return "cuda/lib64"
 
 
 def _arch_cuda_ok(text: str, cuda: CudaVersion) -> bool:

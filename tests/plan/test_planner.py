@@ -860,3 +860,16 @@ def test_an_extra_naming_one_cuda_keeps_that_build_only() -> None:
     rp = plan_for("torch[opt-einsum]==2.1.0", h100).requirements[0]
     assert {str(c.cuda) for c in rp.result.candidates} == {"11.8", "12.1"}
 
+
+def test_an_unpacked_cudnn_archive_goes_on_the_library_path_by_its_own_layout() -> None:
+    # the tar.xz archives (8.3 on) unpack to a folder named after the file, with lib/; the old .tgz to cuda/lib64
+    a100 = _with_cudnn(modern_node("NVIDIA A100-SXM4-80GB", "8.0", "550.54.15"), "12.4", "9.0.0")
+    steps = plan_for("jax[cuda12_local]==0.4.30", a100).requirements[0].options[0].steps
+    archive = next(w for w in steps[0].description.split() if w.endswith(".tar.xz"))
+    assert archive.startswith("cudnn-linux-x86_64-9.") and archive.endswith("_cuda12-archive.tar.xz")
+    assert f"tar -xf {archive} -C $HOME/cudnn" in steps[0].description
+    folder = archive.removesuffix(".tar.xz")
+    assert steps[1].shell == f'export LD_LIBRARY_PATH="$HOME/cudnn/{folder}/lib:$LD_LIBRARY_PATH"'
+    k20m = plan_for("tensorflow-gpu==1.0", k20m_node(modules=False)).requirements[0]
+    by_hand = next(o for o in k20m.options if o.title.endswith("install the libraries by hand"))
+    assert by_hand.steps[1].shell == 'export LD_LIBRARY_PATH="$HOME/cudnn/cuda/lib64:$LD_LIBRARY_PATH"'
