@@ -873,3 +873,23 @@ def test_an_unpacked_cudnn_archive_goes_on_the_library_path_by_its_own_layout() 
     k20m = plan_for("tensorflow-gpu==1.0", k20m_node(modules=False)).requirements[0]
     by_hand = next(o for o in k20m.options if o.title.endswith("install the libraries by hand"))
     assert by_hand.steps[1].shell == 'export LD_LIBRARY_PATH="$HOME/cudnn/cuda/lib64:$LD_LIBRARY_PATH"'
+
+
+def test_a_jax_cuda_plugin_asks_the_cudnn_it_was_built_with() -> None:
+    # read from the plugins (xla_cuda_plugin.so): CUDA 13 plugins from 0.7.2 on were built with cuDNN 9.12.0, the
+    # CUDA 12 ones with 9.8.0 up to 0.11.1 and 9.10.2 from 0.11.2
+    h100 = modern_node("NVIDIA H100 80GB HBM3", "9.0", "580.65.06", python="3.12")
+    for spec, cuda, cudnn, ok in (
+        ("jax[cuda13-local]==0.9.0", "13.0", "9.8.0", False),
+        ("jax[cuda13-local]==0.9.0", "13.0", "9.12.0", True),
+        ("jax[cuda12-local]==0.9.0", "12.9", "9.8.0", True),
+        ("jax[cuda12-local]==0.11.1", "12.9", "9.8.0", True),
+        ("jax[cuda12-local]==0.11.2", "12.9", "9.8.0", False),
+        ("jax[cuda12-local]==0.11.2", "12.9", "9.10.2", True),
+    ):
+        check, plan = cudnn_check(spec, _with_cudnn(h100, cuda, cudnn))
+        assert check is not None and (check.status is Status.OK) is ok, (spec, cudnn, check)
+        assert plan.requirements[0].result.best is not None
+    # the pip form brings its cuDNN: the system's 9.8 does not matter to jax[cuda13]
+    check, _ = cudnn_check("jax[cuda13]==0.9.0", _with_cudnn(h100, "13.0", "9.8.0"))
+    assert check is None
