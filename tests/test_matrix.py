@@ -270,3 +270,24 @@ def test_cli_matrix_text_names_the_same_releases_record_for_another_system(run_c
     )
     windows = run_cli("matrix", "torch==1.4.0", "--os", "windows").stdout
     assert "torch 1.4.0 (windows)" in windows and "has its own record" not in windows  # the system asked for
+
+
+def test_the_packaged_matrix_names_gpus_as_the_driver_prints_them() -> None:
+    # names from NVIDIA's driver name list, chips from pci.ids; a name that starts another is not taken for it
+    m = load_matrix()
+    for name, cc in (
+        ("NVIDIA L2", "8.9"),
+        ("NVIDIA RTX 6000D", "12.0"),
+        ("NVIDIA AX800", "8.0"),
+        ("NVIDIA RTX A500 Laptop GPU", "8.6"),
+        ("NVIDIA RTX A5000", "8.6"),
+        ("NVIDIA T550 Laptop GPU", "7.5"),
+        ("NVIDIA GeForce GTX 850M", "5.0"),
+        ("GeForce 830M", "5.0"),
+    ):
+        g = m.gpu(name)
+        assert g is not None and str(g.compute_capability) == cc, name
+    a500 = m.gpu("NVIDIA RTX A500 Laptop GPU")
+    a5000 = m.gpu("NVIDIA RTX A5000")
+    assert a500 is not None and a5000 is not None and a500.name != a5000.name
+    assert m.gpu("GTX 830M") is None  # NVIDIA sold no such card
