@@ -371,3 +371,25 @@ def test_a_pin_that_loads_the_system_cudnn_is_checked_against_the_targets(run_cl
     proc = run_cli("check", "--json", str(req), *target, "--cuda", "12.4", "--cudnn", "9.0")
     assert proc.returncode == 0, proc.stdout
     assert findings(json.loads(proc.stdout), "target-incompatible") == []
+
+
+def test_a_pin_without_the_extras_that_bring_cuda_loads_the_targets(run_cli: Run, tmp_path: Path) -> None:
+    # onnxruntime-gpu 1.23.2: [cuda,cudnn] brings CUDA 12 and cuDNN 9 as wheels; the plain pin loads the system's
+    target = ("--driver", "550.54.15", "--gpu", "NVIDIA A100-SXM4-80GB", "--python", "3.11", "--os", "linux")
+    req = tmp_path / "requirements.txt"
+    req.write_text("onnxruntime-gpu==1.23.2\n")
+    proc = run_cli("check", "--json", str(req), *target, "--cuda", "12.4", "--cudnn", "8.9")
+    assert proc.returncode == 1, proc.stderr
+    [f] = json.loads(proc.stdout)["findings"]
+    assert (f["rule"], f["severity"], at(f)) == ("needs-extras", "error", ("requirements.txt", 1))
+    assert "without its [cuda,cudnn] extras" in f["message"] and "cuDNN 8.9 is loaded" in f["message"]
+    assert f["fix"].startswith("require onnxruntime-gpu[cuda,cudnn]==1.23.2")
+    # the target's own cuDNN 9 fits the plain form; the extras bring their own anywhere; an unknown cuDNN says nothing
+    for text, more in (
+        ("onnxruntime-gpu==1.23.2\n", ("--cudnn", "9.1")),
+        ("onnxruntime-gpu[cuda,cudnn]==1.23.2\n", ("--cudnn", "8.9")),
+        ("onnxruntime-gpu==1.23.2\n", ()),
+    ):
+        req.write_text(text)
+        proc = run_cli("check", "--json", str(req), *target, "--cuda", "12.4", *more)
+        assert proc.returncode == 0 and json.loads(proc.stdout)["findings"] == [], (text, more, proc.stdout)

@@ -26,6 +26,8 @@ from .solve import (
     RequirementResult,
     SolveResult,
     Status,
+    bundled_forms,
+    evaluate,
     nearest_known,
     needs_system_cuda,
     solve_requirement,
@@ -305,7 +307,7 @@ def _judge(
         return []  # a range: some matching release runs here (the unpinned warning says the rest)
     failures = [c for c in best.failures if (has_target or c.component != "os") and _concerns_pin(c, pin, best)]
     if not failures:
-        return _caveats(pin, best) if has_target else []
+        return (_without_extras(pin, best, runtime, matrix) or _caveats(pin, best)) if has_target else []
     where = {c.component: runtime.sources.get(c.component, "") for c in failures}
     if runtime.cuda:
         where["cuda"] = runtime.cuda[0].found_in
@@ -324,6 +326,34 @@ def _judge(
         fix = opt.title + (f": {steps}" if steps else "")
     source = failures[0].source or best.release.source
     return [(Severity.ERROR, rule, f"{best.label} cannot run: {reasons}", fix, source)]
+
+
+def _without_extras(
+    pin: Pin, best: Candidate, runtime: Runtime, matrix: Matrix
+) -> list[tuple[Severity, str, str, str, str]]:
+    """A pin without the extras that bring CUDA and cuDNN as nvidia-* wheels (``onnxruntime-gpu==1.23.2``, not
+    ``onnxruntime-gpu[cuda,cudnn]==1.23.2``) installs the plain form, which loads them from the system: an error
+    where the target's CUDA or cuDNN is known and does not fit. (Plans name the extras themselves.)"""
+    if pin.requirement.extras or best.cuda is None:
+        return []
+    plain = best.release.without_extras()
+    forms = sorted(",".join(sorted(f)) for f in bundled_forms(best.release, matrix) if f)
+    if plain is None or not forms or not needs_system_cuda(plain, matrix) or best.cuda not in plain.cuda:
+        return []
+    failing = [c for c in evaluate(plain, best.cuda, runtime, matrix) if c.status is Status.FAIL]
+    if not failing or any(c.component not in ("cuda", "cudnn") for c in failing):
+        return []
+    reasons = "; ".join(c.reason for c in failing)
+    extras = forms[0]
+    message = (
+        f"{pin.requirement} without its [{extras}] extras loads CUDA and cuDNN from the system, and this target "
+        f"cannot give them: {reasons}"
+    )
+    fix = (
+        f"require {pin.package}[{extras}]{pin.requirement.specifier} (the extras bring them as nvidia-* wheels), "
+        "or install them on the target"
+    )
+    return [(Severity.ERROR, "needs-extras", message, fix, failing[0].source or best.release.source)]
 
 
 def _caveats(pin: Pin, best: Candidate) -> list[tuple[Severity, str, str, str, str]]:

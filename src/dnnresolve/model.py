@@ -156,9 +156,17 @@ class FrameworkRelease:
         wanted = frozenset(canonicalize_name(e) for e in extras)
         if not wanted:
             return self
-        kept = tuple(rec for rec in self.install if rec.kind == "pip" and rec.extras == wanted)
+        return self._in_form(wanted) or self
+
+    def without_extras(self) -> FrameworkRelease | None:
+        """This row as a requirement without extras installs it, when a pip recipe of the row is that plain form
+        (``onnxruntime-gpu==1.23.2`` beside ``onnxruntime-gpu[cuda,cudnn]==1.23.2``), else None."""
+        return self._in_form(frozenset())
+
+    def _in_form(self, wanted: frozenset[str]) -> FrameworkRelease | None:
+        kept = tuple(rec for rec in self.install if rec.kind == "pip" and rec.cuda and rec.extras == wanted)
         if not kept:
-            return self
+            return None
         cuda = tuple(c for c in self.cuda if any(_recipe_cuda_is(rec, c) for rec in kept))
         default = self.cuda_default if self.cuda_default in cuda else None
         return replace(self, install=kept, cuda=cuda, cuda_default=default, form=wanted)
