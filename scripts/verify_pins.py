@@ -46,18 +46,19 @@ def resolved_pins(spec: str, python: str, no_deps: bool = False) -> dict[str, st
             "--dry-run",
             "--quiet",
             "--ignore-installed",
-            "--only-binary=:all:",
-            "--python-version",
-            python,
             "--target",
             str(Path(tmp) / "t"),
             "--report",
             str(report),
         ]
-        for p in PLATFORMS:
-            cmd += ["--platform", p]
         if no_deps:
+            # the framework's own metadata only: pip may read it from an sdist (jax 0.4.7 has no wheel), which
+            # it cannot do for another platform, and a pure-Python package's metadata is the same everywhere
             cmd.append("--no-deps")
+        else:
+            cmd += ["--only-binary=:all:", "--python-version", python]
+            for p in PLATFORMS:
+                cmd += ["--platform", p]
         proc = subprocess.run([*cmd, spec], capture_output=True, text=True, timeout=600)
         if proc.returncode != 0:
             if not no_deps:

@@ -893,3 +893,18 @@ def test_a_jax_cuda_plugin_asks_the_cudnn_it_was_built_with() -> None:
     # the pip form brings its cuDNN: the system's 9.8 does not matter to jax[cuda13]
     check, _ = cudnn_check("jax[cuda13]==0.9.0", _with_cudnn(h100, "13.0", "9.8.0"))
     assert check is None
+
+
+def test_jax_0_4_7_is_the_first_release_with_cuda_12_and_pip_installed_cuda() -> None:
+    # jax 0.4.7's metadata: cuda12_pip / cuda12_local (jaxlib 0.4.7+cuda12.cudnn88); 0.4.4-0.4.6 have CUDA 11 only
+    a100 = _with_cudnn(modern_node("NVIDIA A100-SXM4-80GB", "8.0", "525.85.12", python="3.10"), "12.0", "8.8.0")
+    rp = plan_for("jax[cuda12_local]==0.4.7", a100).requirements[0]
+    assert {str(c.cuda) for c in rp.result.candidates} == {"12.0"}
+    assert rp.options[0].title.startswith("install it: this machine has what it needs")
+    rp = plan_for(
+        "jax[cuda12_pip]==0.4.7", modern_node("NVIDIA A100-SXM4-80GB", "8.0", "525.85.12", python="3.10")
+    ).requirements[0]
+    best = rp.result.best
+    assert best is not None and best.ok and best.check("cudnn") is None  # the pip form brings its cuDNN
+    rp = plan_for("jax==0.4.6", a100).requirements[0]
+    assert {str(c.cuda) for c in rp.result.candidates} == {"11.4", "11.8"}
