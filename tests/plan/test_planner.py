@@ -908,3 +908,15 @@ def test_jax_0_4_7_is_the_first_release_with_cuda_12_and_pip_installed_cuda() ->
     assert best is not None and best.ok and best.check("cudnn") is None  # the pip form brings its cuDNN
     rp = plan_for("jax==0.4.6", a100).requirements[0]
     assert {str(c.cuda) for c in rp.result.candidates} == {"11.4", "11.8"}
+
+
+def test_jax_s_older_extra_spellings_are_the_local_builds_they_name() -> None:
+    # jax 0.4.25's metadata: [cuda] and [cuda11_cudnn86] ask for jaxlib 0.4.25+cuda11.cudnn86 and the system's libraries
+    a100 = _with_cudnn(modern_node("NVIDIA A100-SXM4-80GB", "8.0", "535.54.03"), "11.8", "8.5.0")
+    for extra in ("cuda", "cuda11_cudnn86"):
+        check, plan = cudnn_check(f"jax[{extra}]==0.4.25", a100)
+        assert check is not None and check.status is Status.FAIL and check.needed.endswith("at least 8.6"), extra
+        shells = [o.steps[-1].shell for o in plan.requirements[0].options]
+        assert any(f"'jax[{extra}]==0.4.25'" in sh for sh in shells), shells
+    check, _ = cudnn_check("jax==0.4.25", a100)
+    assert check is None  # unnamed, the plan offers jax[cuda12_pip], which brings its own
