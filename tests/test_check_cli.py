@@ -383,7 +383,7 @@ def test_a_pin_without_the_extras_that_bring_cuda_loads_the_targets(run_cli: Run
     rc, report = check_on_an_a100(run_cli, tmp_path, "onnxruntime-gpu==1.23.2\n", "--cuda", "12.4", "--cudnn", "8.9")
     [f] = report["findings"]
     assert rc == 1 and (f["rule"], f["severity"], at(f)) == ("needs-extras", "error", ("requirements.txt", 1))
-    assert "without its [cuda,cudnn] extras" in f["message"] and "cuDNN 8.9 is loaded" in f["message"]
+    assert "without [cuda,cudnn] loads CUDA and cuDNN" in f["message"] and "cuDNN 8.9 is loaded" in f["message"]
     assert f["fix"].startswith("require onnxruntime-gpu[cuda,cudnn]==1.23.2")
     # the target's own cuDNN 9 fits the plain form; the extras bring their own anywhere; an unknown cuDNN says nothing
     for text, more in (
@@ -393,3 +393,14 @@ def test_a_pin_without_the_extras_that_bring_cuda_loads_the_targets(run_cli: Run
     ):
         rc, report = check_on_an_a100(run_cli, tmp_path, text, "--cuda", "12.4", *more)
         assert rc == 0 and report["findings"] == [], (text, more, report)
+
+
+def test_a_plain_tensorflow_pin_uses_the_gpu_only_through_the_targets_cuda(run_cli: Run, tmp_path: Path) -> None:
+    # TensorFlow's pip page: tensorflow[and-cuda] 'For GPU users', plain 'For CPU users'; 2.15 needs cuDNN 8.9+
+    cuda = ("--cuda", "12.2", "--cudnn", "8.6")
+    rc, report = check_on_an_a100(run_cli, tmp_path, "tensorflow==2.15.1\n", *cuda)
+    [f] = findings(report, "needs-extras")
+    assert rc == 1 and "tensorflow==2.15.1 without [and-cuda]" in f["message"] and "cuDNN 8.6 is loaded" in f["message"]
+    assert f["fix"].startswith("require tensorflow[and-cuda]==2.15.1")
+    rc, report = check_on_an_a100(run_cli, tmp_path, "tensorflow[and-cuda]==2.15.1\n", *cuda)
+    assert rc == 0 and findings(report, "needs-extras") == []

@@ -346,8 +346,8 @@ def _without_extras(
     reasons = "; ".join(c.reason for c in failing)
     extras = forms[0]
     message = (
-        f"{pin.requirement} without its [{extras}] extras loads CUDA and cuDNN from the system, and this target "
-        f"cannot give them: {reasons}"
+        f"{pin.requirement} without [{extras}] loads CUDA and cuDNN from the system, and this target cannot give "
+        f"them: {reasons}"
     )
     fix = (
         f"require {pin.package}[{extras}]{pin.requirement.specifier} (the extras bring them as nvidia-* wheels), "
