@@ -234,6 +234,15 @@ def test_matrix_text_shows_the_gpu_code_the_wheels_carry(run_cli) -> None:  # ty
     assert "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120" in line and "PTX" not in line
 
 
+def test_matrix_text_says_what_each_install_form_is(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # jax 0.4.30: jax[cuda12] brings CUDA and cuDNN as wheels, jax[cuda12_local] uses the system's
+    one = run_cli("matrix", "jax==0.4.30", env={"COLUMNS": "240"})
+    assert one.returncode == 0, one.stderr
+    lines = one.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "pip install 'jax[cuda12_local]==0.4.30'" in line)
+    assert "local CUDA 12 and cuDNN 9.1 or newer" in lines[at + 1]
+
+
 def test_matrix_marks_a_cudnn_only_some_features_load(run_cli) -> None:  # type: ignore[no-untyped-def]
     one = run_cli("matrix", "cupy-cuda11x==13.6.0", "--os", "linux", env={"COLUMNS": "240"})
     assert one.returncode == 0, one.stderr

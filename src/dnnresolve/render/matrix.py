@@ -97,7 +97,10 @@ def _one(r: dict[str, Any], out: Any) -> None:
         cudnn = f", cudnn {', '.join(inst['cudnn'])}" if inst.get("cudnn") else ""
         code = gpu_code(inst.get("sm", []), inst.get("ptx", []), inst.get("sm_exact", []))
         code = f", {code}" if code else ""
-        rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'}{cudnn}{code})", install_command(inst)))
+        command = install_command(inst)
+        if inst["kind"] != "manual" and inst.get("note"):  # (a manual step's note is its text already)
+            command += f"\n{inst['note']}"
+        rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'}{cudnn}{code})", command))
     rows.append(("note", r["note"] or ""))
     rows.append(("source", r["source"]))
     for key, value in rows:
