@@ -404,3 +404,14 @@ def test_a_plain_tensorflow_pin_uses_the_gpu_only_through_the_targets_cuda(run_c
     assert f["fix"].startswith("require tensorflow[and-cuda]==2.15.1")
     rc, report = check_on_an_a100(run_cli, tmp_path, "tensorflow[and-cuda]==2.15.1\n", *cuda)
     assert rc == 0 and findings(report, "needs-extras") == []
+
+
+def test_a_plain_jax_pin_is_the_cpu_build(run_cli: Run, tmp_path: Path) -> None:
+    # jax's docs from 0.4.31: 'CPU-only (Linux/macOS/Windows): pip install -U jax'; the CUDA build is jax[cuda12]
+    rc, report = check_on_an_a100(run_cli, tmp_path, "jax==0.5.3\n")
+    [f] = findings(report, "needs-extras")
+    assert rc == 0 and f["severity"] == "warning" and "installs the CPU build of jax" in f["message"]
+    assert "NVIDIA A100-SXM4-80GB goes unused" in f["message"] and f["fix"].startswith("require jax[cuda12]==0.5.3")
+    for text in ("jax[cuda12]==0.5.3\n", "jaxlib==0.5.3\n"):
+        _, report = check_on_an_a100(run_cli, tmp_path, text)
+        assert findings(report, "needs-extras") == [], text

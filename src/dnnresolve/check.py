@@ -334,11 +334,15 @@ def _without_extras(
     """A pin without the extras that bring CUDA and cuDNN as nvidia-* wheels (``onnxruntime-gpu==1.23.2``, not
     ``onnxruntime-gpu[cuda,cudnn]==1.23.2``) installs the plain form, which loads them from the system: an error
     where the target's CUDA or cuDNN is known and does not fit. (Plans name the extras themselves.)"""
-    if pin.requirement.extras or best.cuda is None:
-        return []
+    if pin.requirement.extras or best.cuda is None or pin.package != best.release.package:
+        return []  # (an alias, jaxlib==0.5.3, has no such extras)
     plain = best.release.without_extras()
     forms = sorted(",".join(sorted(f)) for f in bundled_forms(best.release, matrix) if f)
-    if plain is None or not forms or not needs_system_cuda(plain, matrix) or best.cuda not in plain.cuda:
+    if not forms:
+        return []
+    if plain is None:
+        return _cpu_build_only(pin, best, forms[0], runtime)
+    if not needs_system_cuda(plain, matrix) or best.cuda not in plain.cuda:
         return []
     failing = [c for c in evaluate(plain, best.cuda, runtime, matrix) if c.status is Status.FAIL]
     if not failing or any(c.component not in ("cuda", "cudnn") for c in failing):
@@ -354,6 +358,22 @@ def _without_extras(
         "or install them on the target"
     )
     return [(Severity.ERROR, "needs-extras", message, fix, failing[0].source or best.release.source)]
+
+
+def _cpu_build_only(
+    pin: Pin, best: Candidate, extras: str, runtime: Runtime
+) -> list[tuple[Severity, str, str, str, str]]:
+    """A pin without extras of a release whose plain install is its CPU build (``jax==0.5.3``: 'CPU-only: pip
+    install -U jax'): a warning on a target with a GPU, which that build leaves unused."""
+    cpu = best.release.recipe(None)
+    if cpu is None or cpu.extras or not runtime.gpus:
+        return []
+    message = (
+        f"{pin.requirement} without [{extras}] installs the CPU build of {pin.package}: the target's "
+        f"{runtime.gpus[0].name} goes unused"
+    )
+    fix = f"require {pin.package}[{extras}]{pin.requirement.specifier} for the CUDA build, if the GPU is meant"
+    return [(Severity.WARNING, "needs-extras", message, fix, best.release.source)]
 
 
 def _caveats(pin: Pin, best: Candidate) -> list[tuple[Severity, str, str, str, str]]:
