@@ -18,7 +18,7 @@ from packaging.specifiers import SpecifierSet
 from .check_pairs import PairMemo, Pin, cuda_agreement, pair_findings
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
-from .model import CudaInstall, CudnnInstall, Runtime
+from .model import CudaInstall, CudnnInstall, Runtime, extras_of
 from .plan import make_plan
 from .solve import (
     Candidate,
@@ -353,10 +353,7 @@ def _without_extras(
         f"{pin.requirement} without [{extras}] loads CUDA and cuDNN from the system, and this target cannot give "
         f"them: {reasons}"
     )
-    fix = (
-        f"require {pin.package}[{extras}]{pin.requirement.specifier} (the extras bring them as nvidia-* wheels), "
-        "or install them on the target"
-    )
+    fix = f"{_require_with(pin, extras)} (the extras bring them as nvidia-* wheels), or install them on the target"
     return [(Severity.ERROR, "needs-extras", message, fix, failing[0].source or best.release.source)]
 
 
@@ -372,8 +369,12 @@ def _cpu_build_only(
         f"{pin.requirement} without [{extras}] installs the CPU build of {pin.package}: the target's "
         f"{runtime.gpus[0].name} goes unused"
     )
-    fix = f"require {pin.package}[{extras}]{pin.requirement.specifier} for the CUDA build, if the GPU is meant"
+    fix = f"{_require_with(pin, extras)} for the CUDA build, if the GPU is meant"
     return [(Severity.WARNING, "needs-extras", message, fix, best.release.source)]
+
+
+def _require_with(pin: Pin, extras: str) -> str:
+    return f"require {pin.package}[{extras}]{pin.requirement.specifier}"
 
 
 def _caveats(pin: Pin, best: Candidate) -> list[tuple[Severity, str, str, str, str]]:
@@ -401,8 +402,7 @@ def _concerns_pin(check: Check, pin: Pin, best: Candidate) -> bool:
     if check.component != "install":
         return True
     rec = best.release.recipe(best.cuda)
-    wanted = parse_requirement(rec.requirement).extras if rec is not None else frozenset()
-    return bool(wanted & pin.requirement.extras)
+    return rec is not None and bool(rec.extras & extras_of(str(pin.requirement)))
 
 
 def _unpinned(report: CheckReport, pin: Pin, result: RequirementResult) -> None:
