@@ -218,7 +218,7 @@ def test_matrix_text_shows_install_commands_shell_quoted(run_cli) -> None:  # ty
 
     r = run_cli("matrix", "jax==0.4.30", "--os", "linux")
     assert r.returncode == 0, r.stderr
-    lines = [line for line in r.stdout.splitlines() if "pip install" in line]
+    lines = [line for line in r.stdout.splitlines() if "pip install jax[" in line or "pip install 'jax[" in line]
     assert lines and all("'jax[cuda12" in line for line in lines)  # extras quoted against shell globbing
     command = lines[0].split("pip install", 1)[1].strip(" │|")
     assert shlex.split(command)[0].startswith("jax[cuda12")
