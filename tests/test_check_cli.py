@@ -415,3 +415,45 @@ def test_a_plain_jax_pin_is_the_cpu_build(run_cli: Run, tmp_path: Path) -> None:
     for text in ("jax[cuda12]==0.5.3\n", "jaxlib==0.5.3\n"):
         _, report = check_on_an_a100(run_cli, tmp_path, text)
         assert findings(report, "needs-extras") == [], text
+
+
+def test_a_bare_jax_pin_before_0_4_30_installs_no_jaxlib(run_cli: Run, tmp_path: Path) -> None:
+    # jax's metadata before 0.4.30 names jaxlib only in its extras (jax[cpu], jax[cuda12_pip]...): import jax fails
+    reqs = tmp_path / "requirements.txt"
+    reqs.write_text("numpy\njax==0.4.25\n")
+    proc = run_cli("check", "--json", str(reqs))  # on any machine: no target needed
+    [f] = findings(json.loads(proc.stdout), "no-runtime")
+    assert proc.returncode == 1 and f["severity"] == "error" and at(f) == ("requirements.txt", 2)
+    assert "installs jaxlib only through one (its CPU build is jax[cpu])" in f["message"]
+    assert f["fix"].startswith("require jax[cuda12_pip]==0.4.25 for its CUDA 12.3 build with --find-links https://")
+    assert "jax[cpu]==0.4.25 for the CPU build" in f["fix"] and f["source"].endswith("jax-v0.4.25/docs/installation.md")
+    # a range of such releases only; not from 0.4.30 (jax depends on jaxlib), with extras, or with jaxlib named
+    reqs.write_text("jax<0.4.30\n")
+    assert findings(json.loads(run_cli("check", "--json", str(reqs)).stdout), "no-runtime")
+    for text in ("jax==0.4.30\n", "jax>=0.4.20\n", "jax[cpu]==0.4.25\n", "jax==0.4.25\njaxlib==0.4.25\n"):
+        reqs.write_text(text)
+        assert findings(json.loads(run_cli("check", "--json", str(reqs)).stdout), "no-runtime") == [], text
+    # the jaxlib may come from another file of the project
+    other = tmp_path / "requirements-gpu.txt"
+    other.write_text(
+        "-f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html\njaxlib==0.4.25+cuda12.cudnn89\n"
+    )
+    reqs.write_text("jax==0.4.25\n")
+    report = json.loads(run_cli("check", "--json", str(reqs), str(other)).stdout)
+    assert findings(report, "no-runtime") == []
+
+
+def test_a_jaxlib_tag_naming_a_whole_cuda_major_selects_its_builds(run_cli: Run, tmp_path: Path) -> None:
+    # jaxlib's local tags name the CUDA major only (+cuda12.cudnn89): the 0.4.25 row's CUDA 12.3 build
+    rc, report = check_on_an_a100(run_cli, tmp_path, "jax==0.4.25\njaxlib==0.4.25+cuda12.cudnn89\n", "--cuda", "12.3")
+    assert rc == 0 and report["findings"] == [], report  # (no "no CUDA 12 build", no CUDA 12 vs 12.3 disagreement)
+    env = tmp_path / "environment.yml"  # the environment's CUDA 11.8 is a CUDA 11 the +cuda11 build takes
+    env.write_text(
+        "dependencies:\n  - python=3.11\n  - cudatoolkit=11.8.0\n  - pip\n  - pip:\n"
+        "    - jax==0.4.25\n    - jaxlib==0.4.25+cuda11.cudnn86\n"
+    )
+    proc = run_cli("check", "--json", str(env))
+    assert proc.returncode == 0 and json.loads(proc.stdout)["findings"] == [], proc.stdout
+    rc, report = check_on_an_a100(run_cli, tmp_path, "jaxlib==0.4.25+cuda10.cudnn89\n")
+    [f] = findings(report, "cuda-disagreement")
+    assert rc == 1 and "no CUDA 10 build" in f["message"]

@@ -89,6 +89,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
     system_cuda: set[int] = set()  # pins whose release loads CUDA from the system, not from its wheels
     unknown: dict[str, None] = {}
     checked: dict[str, None] = {}
+    named = {r.name for s in sources for r in s.requirements}  # what the project installs, in any file
     for source in sources:
         for s in source.skipped:
             report.findings.append(Finding(s.file, s.line, "", Severity.INFO, "skipped", f"{s.raw}: {s.reason}"))
@@ -110,6 +111,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
         results = [_solve(pin, runtime, matrix, memo) for pin in pins]
         for pin, result in zip(pins, results):
             _target_findings(report, pin, result, runtime, matrix, target is not None, memo)
+            _no_runtime(report, pin, result, named)
             _unpinned(report, pin, result)
             if result.best is not None and needs_system_cuda(result.best.release, matrix):
                 system_cuda.add(id(pin))
@@ -249,8 +251,8 @@ def _solve(pin: Pin, runtime: Runtime, matrix: Matrix, memo: _Memo) -> Requireme
     if result is None:
         result = memo.results[key] = solve_requirement(pin.requirement, runtime, matrix)
         if pin.variant is not None:
-            series = pin.variant.series
-            result.candidates = [c for c in result.candidates if c.cuda is not None and c.cuda.series == series]
+            variant = pin.variant  # a whole major (jaxlib's +cuda12.cudnn89) takes any build of it
+            result.candidates = [c for c in result.candidates if c.cuda is not None and variant.names_build(c.cuda)]
         elif pin.cpu:
             result.candidates = [c for c in result.candidates if c.cuda is None]
     return result
@@ -371,6 +373,50 @@ def _cpu_build_only(
     )
     fix = f"{_require_with(pin, extras)} for the CUDA build, if the GPU is meant"
     return [(Severity.WARNING, "needs-extras", message, fix, best.release.source)]
+
+
+def _no_runtime(report: CheckReport, pin: Pin, result: RequirementResult, named: set[str]) -> None:
+    """A pin without extras of a release that runs only with one (``jax==0.4.25``: before 0.4.30 jax brings
+    jaxlib only through its extras, ``jax[cpu]`` included): pip installs the package alone and its import
+    fails, on any machine. The project may bring the missing part itself (a ``jaxlib`` line, a conda ``jax``)."""
+    loc = pin.located
+    if pin.requirement.extras or loc.conda is not None or not result.candidates:
+        return
+    releases = [c.release for c in result.candidates]
+    if any(r.runs_without_extras for r in releases) or pin.package != releases[0].package:
+        return  # (an alias pin, jaxlib==0.4.25, is the missing part itself)
+    best = result.best or result.candidates[0]
+    row = best.release
+    if any(alias in named for alias in row.aliases):
+        return
+    cpu = row.recipe(None)
+    assert cpu is not None  # (runs_without_extras is True without one)
+    missing = row.aliases[0] if row.aliases else "the part that runs"
+    message = (
+        f"{pin.requirement} names no extra, and {row.package} {row.version} installs {missing} only through one "
+        f"(its CPU build is {cpu.requirement}): pip installs {row.package} alone, and `import {row.package}` fails"
+    )
+    spec = pin.requirement.specifier
+    gpu = row.recipe(best.cuda) if best.cuda is not None else None
+    gpu = gpu or next((r for r in row.install if r.kind == "pip" and r.cuda and r.extras), None)
+    fixes = []
+    if gpu is not None:
+        where = f" with --find-links {gpu.find_links}" if gpu.find_links else ""
+        fixes.append(f"require {_bare(gpu.requirement)}{spec} for its CUDA {gpu.cuda} build{where}")
+    fixes.append(f"{_bare(cpu.requirement)}{spec} for the CPU build")
+    if row.aliases:
+        fixes.append(f"or pin {row.aliases[0]} beside it")
+    source = row.source
+    report.findings.append(
+        Finding(loc.file, loc.line, pin.package, Severity.ERROR, "no-runtime", message, ", ".join(fixes), source)
+    )
+
+
+def _bare(requirement: str) -> str:
+    """A recipe's requirement without its version (``jax[cuda12]==0.4.30`` -> ``jax[cuda12]``)."""
+    req = parse_requirement(requirement)
+    extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+    return f"{req.name}{extras}"
 
 
 def _require_with(pin: Pin, extras: str) -> str:

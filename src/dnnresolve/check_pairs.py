@@ -227,7 +227,7 @@ def cuda_agreement(
                 continue
             if where == pin.located.where or pin.variant_from.endswith(f"({where})"):
                 continue
-            if version.major == pin.variant.major and (version.is_major_only or version.series == pin.variant.series):
+            if version.names_build(pin.variant) or pin.variant.names_build(version):
                 continue
             severity = Severity.ERROR if version.major != pin.variant.major else Severity.WARNING
             report.findings.append(

@@ -21,6 +21,7 @@ RULES: dict[str, str] = {
     "target-incompatible": "A GPU framework pin the target cannot run (driver, GPU, Python, OS, CUDA, cuDNN)",
     "target-caveat": "A GPU framework pin the target runs with a caveat (minor-version compatibility, PTX JIT, ...)",
     "needs-extras": "A GPU framework pin without the extras that bring its CUDA and cuDNN, on a target that lacks them",
+    "no-runtime": "A framework pin without the extra (or companion package) its code needs to run: jax before 0.4.30",
     "wheel-conflict": "Frameworks whose pip wheels require nvidia-* wheels that no single version satisfies",
     "cuda-major-mix": "Frameworks that install together but load libraries of different CUDA majors into one process",
     "cuda-disagreement": "A CUDA build (local tag, CUDA index, pytorch-cuda) that disagrees with the project's CUDA",

@@ -172,6 +172,16 @@ class FrameworkRelease:
         return replace(self, install=kept, cuda=cuda, cuda_default=default, form=wanted)
 
     @property
+    def runs_without_extras(self) -> bool:
+        """Whether a requirement naming the package without extras installs something that runs. False where the
+        row's CPU build itself is an extra and no pip recipe names the bare package: jax before 0.4.30 (its
+        CPU build is ``jax[cpu]``; a plain ``jax`` brings no jaxlib, and ``import jax`` fails)."""
+        cpu = self.recipe(None)
+        if cpu is None or not cpu.extras:
+            return True
+        return any(rec.kind == "pip" and not rec.extras and _names(rec, self.package) for rec in self.install)
+
+    @property
     def is_gpu(self) -> bool:
         return bool(self.cuda)
 
@@ -390,6 +400,14 @@ def extras_of(requirement: str) -> frozenset[str]:
         return frozenset(canonicalize_name(e) for e in parse_requirement(requirement).extras)
     except InvalidRequirement:
         return frozenset()
+
+
+def _names(rec: InstallRecipe, package: str) -> bool:
+    """A pip recipe whose requirement names ``package`` itself (not an alias: ``jaxlib==0.3.25+cuda11.cudnn82``)."""
+    try:
+        return canonicalize_name(parse_requirement(rec.requirement).name) == package
+    except InvalidRequirement:
+        return False
 
 
 def _recipe_cuda_is(rec: InstallRecipe, cuda: CudaVersion | None) -> bool:

@@ -606,7 +606,7 @@ def _arch_cuda_ok(text: str, cuda: CudaVersion) -> bool:
         v = CudaVersion.parse(text)
     except ValueError:
         return False
-    return v.major == cuda.major if v.is_major_only else v.series == cuda.series
+    return v.names_build(cuda)
 
 
 def _dedupe(options: Sequence[Option]) -> list[Option]:

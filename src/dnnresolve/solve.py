@@ -193,7 +193,7 @@ def solve_requirement(req: Requirement, runtime: Runtime, matrix: Matrix) -> Req
     for row in rows:
         variants: Iterable[CudaVersion | None] = row.cuda or [None]
         for cuda in variants:
-            if variant is not None and (cuda is None or cuda.series != variant.series):
+            if variant is not None and (cuda is None or not variant.names_build(cuda)):
                 continue
             result.candidates.append(Candidate(row, cuda, evaluate(row, cuda, runtime, matrix)))
     return result

@@ -124,6 +124,13 @@ class CudaVersion(_Dotted):
     def is_major_only(self) -> bool:
         return len(self.parts) == 1
 
+    def names_build(self, build: CudaVersion) -> bool:
+        """Whether this CUDA, as a build tag names it, is the ``build`` variant: its series, or, for a whole
+        major (jaxlib's ``+cuda12.cudnn89``), any build of that major."""
+        if self.is_major_only:
+            return build.major == self.major
+        return build.series == self.series
+
 
 @record(frozen=True, order=True)
 class CudnnVersion(_Dotted):
