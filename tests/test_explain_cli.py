@@ -191,3 +191,93 @@ def test_mxnets_cudnn_warning_says_whether_it_matters(run_cli: RunCli) -> None:
     assert d["fixes"][0] == "load cuDNN 8.1 or a newer 8.x: `module load cudnn/8.1` if your site has one"
     assert not [f for f in d["fixes"] if "MXNET_CUDNN_LIB_CHECKING" in f]
     assert "cuDNN 8.0.5 does not fit a build for 8.1.1" in run_cli("explain", "--no-detect", older).stdout
+
+
+def _site(tmp_path: Path, *dists: tuple[str, ...]) -> Path:
+    """A machine root whose Python has these distributions installed: (name, version, Requires-Dist lines...), the
+    metadata pip leaves."""
+    root = tmp_path / "machine"
+    site = root / "usr/local/lib/python3.11/site-packages"
+    for name, version, *requires in dists:
+        info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+        info.mkdir(parents=True)
+        lines = [f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"]
+        lines += [f"Requires-Dist: {r}\n" for r in requires]
+        (info / "METADATA").write_text("".join(lines))
+    return root
+
+
+def _explain_on_an_a100(run_cli: RunCli, root: Path, text: str) -> dict:  # type: ignore[type-arg]
+    flags = ("--driver", "550.54.15", "--gpu", "NVIDIA A100-SXM4-80GB", "--python", "3.11", "--os", "linux")
+    r = run_cli("explain", "--json", "--root", str(root), *flags, text, env={"DNNRESOLVE_NVML": "0"})
+    assert r.returncode == 1, r.stderr
+    (d,) = json.loads(r.stdout)["diagnoses"]
+    return d  # type: ignore[no-any-return]
+
+
+JAX_CPU = (
+    "WARNING:2025-05-27 20:22:28,949:jax._src.xla_bridge:791: An NVIDIA GPU may be present on this machine, but a "
+    "CUDA-enabled jaxlib is not installed. Falling back to cpu."
+)
+
+
+def test_a_cpu_build_of_jax_gets_the_cuda_build_of_the_release_installed(run_cli: RunCli, tmp_path: Path) -> None:
+    d = _explain_on_an_a100(run_cli, _site(tmp_path, ("jax", "0.6.1"), ("jaxlib", "0.6.1")), JAX_CPU)
+    assert (d["id"], d["kind"], d["framework"]) == ("jax-cpu-build", "no_cuda_build", "jax")
+    assert d["fixes"][0] == (
+        "for the installed jax 0.6.1: install its CUDA build: `python -m pip install 'jax[cuda12]==0.6.1'`"
+    )
+    # the CUDA plugin is there: it failed to load, and installing it again is no answer
+    plugin = (
+        "jax-cuda12-plugin",
+        "0.6.1",
+        "jax-cuda12-pjrt==0.6.1",
+        'nvidia-cudnn-cu12<10.0,>=9.8; extra == "with-cuda"',
+    )
+    root = _site(tmp_path / "p", ("jax", "0.6.1"), ("jaxlib", "0.6.1"), plugin)
+    d = _explain_on_an_a100(run_cli, root, JAX_CPU)
+    assert d["fixes"][0].startswith("see what is installed: `pip list | grep -i -e jax -e nvidia`")
+    assert not any(f.startswith("for the installed") for f in d["fixes"])
+
+
+def test_jax_without_jaxlib_and_a_cpu_torch_get_their_cuda_builds(run_cli: RunCli, tmp_path: Path) -> None:
+    # before 0.4.30 a plain jax installs no jaxlib: the CUDA build is an extra on jax's find-links page
+    d = _explain_on_an_a100(
+        run_cli, _site(tmp_path, ("jax", "0.4.25")), "ModuleNotFoundError: jax requires jaxlib to be installed."
+    )
+    assert d["id"] == "jax-needs-jaxlib" and d["fixes"][0] == (
+        "for the installed jax 0.4.25: install its CUDA build: `python -m pip install 'jax[cuda12_pip]==0.4.25' "
+        "--find-links https://storage.googleapis.com/jax-releases/jax_cuda_releases.html`"
+    )
+    # pip keeps torch 2.1.0+cpu for torch==2.1.0: the CPU build goes first
+    root = _site(tmp_path / "t", ("torch", "2.1.0+cpu"))
+    d = _explain_on_an_a100(run_cli, root, "AssertionError: Torch not compiled with CUDA enabled")
+    assert d["kind"] == "no_cuda_build" and d["fixes"][0] == (
+        "for the installed torch 2.1.0+cpu: install its CUDA build: `pip uninstall -y torch`; then "
+        "`python -m pip install torch==2.1.0 torchvision==0.16.0 torchaudio==2.1.0 "
+        "--index-url https://download.pytorch.org/whl/cu121`"
+    )
+    # nothing installed to go by: the catalog's steps
+    r = run_cli("explain", "--json", "--no-detect", "AssertionError: Torch not compiled with CUDA enabled")
+    (d,) = json.loads(r.stdout)["diagnoses"]
+    assert d["fixes"][0].startswith("check the build:") and len(d["fixes"]) == 2
+
+
+def test_jax_and_jaxlib_of_different_releases_are_decoded(run_cli: RunCli) -> None:
+    def one(text: str) -> dict:  # type: ignore[type-arg]
+        (d,) = json.loads(run_cli("explain", "--json", "--no-detect", text).stdout)["diagnoses"]
+        return d  # type: ignore[no-any-return]
+
+    d = one("RuntimeError: jaxlib is version 0.3.25, but this version of jax requires version >= 0.4.7.")
+    assert d["id"] == "jaxlib-too-old-for-jax" and d["kind"] == "other"
+    assert "(at least 0.4.7)" in d["fixes"][0] and "accepts jaxlib 0.3.25" in d["fixes"][1]
+    d = one("ValueError: jaxlib is version 0.1.69, but this version of jax requires version 0.1.74.")  # older jax
+    assert d["id"] == "jaxlib-too-old-for-jax" and "(at least 0.1.74)" in d["fixes"][0]
+    d = one(
+        "RuntimeError: jaxlib version 0.4.30+cuda12 is newer than and incompatible with jax version 0.4.25. "
+        "Please update your jax and/or jaxlib packages."
+    )
+    assert d["id"] == "jaxlib-newer-than-jax" and d["fixes"][0].startswith(
+        "upgrade jax to the jaxlib's release, 0.4.30,"
+    )
+    assert "`dnnresolve plan jax==0.4.30`" in d["fixes"][0] and "jax 0.4.25's release" in d["fixes"][1]

@@ -25,6 +25,7 @@ KINDS = (
     "missing_library",
     "arch_unsupported",
     "init_failure",
+    "no_cuda_build",
     "other",
 )
 CHANNELS = frozenset({"module", "path", "pip", "conda", "driver", "manual"})

@@ -282,8 +282,9 @@ def cuda_cudnn_majors(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, f
 
 
 def plain(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
-    rows = [(k, v) for k, v in m.groupdict().items() if v]
-    return Decoded(rows=rows)
+    """The named groups as they are, as rows and as facts for the fix templates (jaxlib's ``{needs}``)."""
+    groups = {k: v for k, v in m.groupdict().items() if v}
+    return Decoded(rows=list(groups.items()), facts=dict(groups))
 
 
 DECODERS: dict[str, Decoder] = {

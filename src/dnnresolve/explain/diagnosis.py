@@ -14,7 +14,8 @@ KIND_ORDER = {
     "arch_unsupported": 3,
     "missing_library": 4,
     "init_failure": 5,
-    "other": 6,
+    "no_cuda_build": 6,
+    "other": 7,
 }
 MAX_LINES_KEPT = 20  # line numbers kept per diagnosis; the count goes on
 

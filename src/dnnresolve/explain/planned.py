@@ -7,13 +7,16 @@ from ..matrix import Matrix
 from ..model import InstalledPackage, Runtime
 from ..pkgname import canonicalize_name
 from ..plan import make_plan
-from ..solve import solve
+from ..records import replace
+from ..solve import SolveResult, solve, solve_requirement
 from ..specs import InvalidRequirement, parse_requirement
+from ..versions import parse_build_tag
 from .diagnosis import Diagnosis
 
 # The catalog names frameworks; these are the PyPI names their releases go by, where they differ.
 _PACKAGE_PREFIXES = {"pytorch": ("torch",), "caffe2": ("torch",), "paddle": ("paddlepaddle",)}
 PLANNED_KINDS = frozenset({"cudnn_version_mismatch", "cuda_version_mismatch", "driver_too_old", "arch_unsupported"})
+# (and no_cuda_build: the CUDA build of the release installed)
 
 
 def installed_release(framework: str, runtime: Runtime, matrix: Matrix) -> InstalledPackage | None:
@@ -28,6 +31,8 @@ def installed_release(framework: str, runtime: Runtime, matrix: Matrix) -> Insta
 
 def planned_fixes(d: Diagnosis, runtime: Runtime, matrix: Matrix) -> list[str]:
     """The planner's first option for the installed release, as fix lines, or nothing."""
+    if d.kind == "no_cuda_build" and d.framework:
+        return _cuda_build(d.framework, runtime, matrix)
     if d.kind not in PLANNED_KINDS or not d.framework:
         return []
     installed = installed_release(d.framework, runtime, matrix)
@@ -45,6 +50,39 @@ def planned_fixes(d: Diagnosis, runtime: Runtime, matrix: Matrix) -> list[str]:
     what = option.title.split(": ", 1)[-1]
     steps = "; then ".join(f"`{s.shell}`" if s.argv or s.env else s.description for s in option.steps)
     return [f"for the installed {installed.name} {installed.version}: {what}: {steps}"]
+
+
+def _cuda_build(framework: str, runtime: Runtime, matrix: Matrix) -> list[str]:
+    """For a framework that runs without its CUDA build (jax's CPU build, a +cpu torch, jax without jaxlib): the
+    planner's pip commands for the CUDA build of the release installed, judged as if nothing were installed
+    (the installed build is the problem) and among the release's CUDA builds only."""
+    installed = installed_release(framework, runtime, matrix)
+    if installed is None or _has_cuda_build(installed, runtime):
+        return []  # (a CUDA build that is there but failed to start: its own error says why)
+    release = installed.version.split("+")[0]  # 2.1.0+cpu: the same release, as a CUDA build
+    try:
+        req = parse_requirement(f"{canonicalize_name(installed.name)}=={release}")
+    except InvalidRequirement:
+        return []
+    bare = replace(runtime, packages=[])
+    result = solve_requirement(req, bare, matrix)
+    result.candidates = [c for c in result.candidates if c.cuda is not None]
+    options = make_plan(SolveResult([result]), bare, matrix).requirements[0].options
+    pip = [s for s in options[0].steps if s.kind == "pip"] if options else []
+    if not pip:
+        return []
+    # pip keeps an installed 2.1.0+cpu for torch==2.1.0: it has to go first
+    first = f"`pip uninstall -y {installed.name}`; then " if "+" in installed.version else ""
+    commands = "; then ".join(f"`{s.shell}`" for s in pip)
+    return [f"for the installed {installed.name} {installed.version}: install its CUDA build: {first}{commands}"]
+
+
+def _has_cuda_build(installed: InstalledPackage, runtime: Runtime) -> bool:
+    """A CUDA build by its local tag (jaxlib 0.4.13+cuda11.cudnn86), or a CUDA plugin beside it (jax-cuda12-plugin)."""
+    if parse_build_tag(installed.version).is_cuda:
+        return True
+    plugin = f"{canonicalize_name(installed.name)}-cuda"
+    return any(canonicalize_name(p.name).startswith(plugin) for p in runtime.packages)
 
 
 def merge_fixes(planned: list[str], generic: list[str]) -> list[str]:
