@@ -457,3 +457,27 @@ def test_a_jaxlib_tag_naming_a_whole_cuda_major_selects_its_builds(run_cli: Run,
     rc, report = check_on_an_a100(run_cli, tmp_path, "jaxlib==0.4.25+cuda10.cudnn89\n")
     [f] = findings(report, "cuda-disagreement")
     assert rc == 1 and "no CUDA 10 build" in f["message"]
+
+
+def test_the_wheels_of_every_extra_a_pin_names_are_checked(run_cli: Run, tmp_path: Path) -> None:
+    # onnxruntime-gpu[cuda,cudnn] asks pip for nvidia-cudnn-cu12~=9.0; torch 2.3.1 pins 8.9.2.26 (both metadata)
+    req = tmp_path / "requirements.txt"
+
+    def check_json(run_cli: Run, path: str) -> tuple[int, dict[str, Any]]:  # with the packaged matrix
+        proc = run_cli("check", "--json", path)
+        return proc.returncode, json.loads(proc.stdout)
+
+    req.write_text("onnxruntime-gpu[cuda,cudnn]==1.23.2\ntorch==2.3.1\n")
+    rc, report = check_json(run_cli, str(req))
+    [f] = findings(report, "wheel-conflict")
+    assert rc == 1 and "nvidia-cudnn-cu12~=9.0" in f["message"] and "nvidia-cudnn-cu12==8.9.2.26" in f["message"]
+    # pip reads and_cuda as and-cuda (PEP 685): the same wheels, the same clash as tensorflow[and-cuda]
+    for spelling in ("and-cuda", "and_cuda"):
+        req.write_text(f"tensorflow[{spelling}]==2.15.1\ntorch==2.1.0\n")
+        _, report = check_json(run_cli, str(req))
+        [f] = findings(report, "wheel-conflict")
+        assert "nvidia-cublas-cu12==12.2.5.6" in f["message"], spelling
+    # the plain pins bring no nvidia-* wheels: nothing to clash
+    req.write_text("onnxruntime-gpu==1.23.2\ntorch==2.3.1\n")
+    rc, report = check_json(run_cli, str(req))
+    assert rc == 0 and findings(report, "wheel-conflict") == []

@@ -11,7 +11,7 @@ from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import Runtime, WheelPins
 from .records import record
-from .solve import Candidate, RequirementResult, find_conflicts, pinned_specifiers
+from .solve import Candidate, RequirementResult, find_conflicts, pinned_specifiers, pins_met
 from .sources.interface import LocatedRequirement
 from .specs import Requirement
 from .versions import CudaVersion
@@ -69,17 +69,8 @@ class PairMemo:
 
 
 def _pins_of(result: RequirementResult, matrix: Matrix) -> dict[str, SpecifierSet]:
-    best = result.best
-    if best is None:
-        return {}
-    extra = next(iter(result.requirement.extras), "")
-    rows = matrix.pins_for(best.release.package, best.release.version, extra) or matrix.pins_for(
-        best.release.package, best.release.version
-    )
-    out: dict[str, SpecifierSet] = {}
-    for row in rows[:1]:
-        out.update(pinned_specifiers(row.requires))
-    return out
+    rows = _rows(result, matrix)
+    return pinned_specifiers(rows[0].requires) if rows else {}
 
 
 def _together(a: Pin, b: Pin) -> bool:
@@ -143,10 +134,7 @@ def _pair_verdict(ra: RequirementResult, rb: RequirementResult, matrix: Matrix) 
 
 def _rows(result: RequirementResult, matrix: Matrix) -> list[WheelPins]:
     best = result.best
-    if best is None:
-        return []
-    extra = next(iter(result.requirement.extras), "")
-    return list(matrix.pins_for(best.release.package, best.release.version, extra))
+    return pins_met(result, best.release, matrix) if best is not None else []
 
 
 def _mix(pa: dict[str, SpecifierSet], pb: dict[str, SpecifierSet]) -> _MajorMix | None:

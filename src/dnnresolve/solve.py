@@ -609,7 +609,7 @@ def find_conflicts(results: Sequence[RequirementResult], matrix: Matrix) -> list
         if best is None:
             continue
         wanted: dict[str, SpecifierSet] = {}
-        for p in _pins_of(r, best.release, matrix)[:1]:
+        for p in pins_met(r, best.release, matrix)[:1]:
             wanted.update(pinned_specifiers(p.requires))
         pinned.append((f"{r.requirement}", wanted))
     out = []
@@ -623,12 +623,16 @@ def find_conflicts(results: Sequence[RequirementResult], matrix: Matrix) -> list
     return out
 
 
-def _pins_of(r: RequirementResult, release: FrameworkRelease, matrix: Matrix) -> list[WheelPins]:
-    """The nvidia-* pins pip would meet for this requirement: its extra, the pinned patch release if
-    the metadata of that one is known, else the newest known release the row covers."""
-    extra = next(iter(sorted(r.requirement.extras)), "")
+def pins_met(r: RequirementResult, release: FrameworkRelease, matrix: Matrix) -> list[WheelPins]:
+    """The nvidia-* pins pip would meet for this requirement: those of the extras it names (all of a row's
+    extras, normalized: ``onnxruntime-gpu[cuda,cudnn]``, ``tensorflow[and_cuda]``; the row naming the most of
+    them), the pinned patch release if the metadata of that one is known, else the newest known release the
+    row covers. A requirement without extras meets the rows without one (torch's)."""
+    asked = frozenset(canonicalize_name(e) for e in r.requirement.extras)
     pins = [p for n in release.names for p in matrix.wheel_pins_of(n) if release.matches(p.version)]
-    pins = [p for p in pins if p.extra == extra] or ([p for p in pins if p.extra == ""] if not extra else [])
+    pins = [p for p in pins if p.extras <= asked]
+    most = max((len(p.extras) for p in pins), default=0)
+    pins = [p for p in pins if len(p.extras) == most]
     pinned, _ = _split_local(r.requirement.specifier)
     exact = [p for p in pins if pinned.contains(p.version, prereleases=True)]
     return sorted(exact or pins, key=lambda p: p.version, reverse=True)
