@@ -481,3 +481,20 @@ def test_the_wheels_of_every_extra_a_pin_names_are_checked(run_cli: Run, tmp_pat
     req.write_text("onnxruntime-gpu==1.23.2\ntorch==2.3.1\n")
     rc, report = check_json(run_cli, str(req))
     assert rc == 0 and findings(report, "wheel-conflict") == []
+
+
+def test_onnxruntime_beside_torch_uses_the_cudnn_torch_brings(run_cli: Run, tmp_path: Path) -> None:
+    # ONNX Runtime reuses the CUDA and cuDNN torch has loaded (its PR 23674); torch 2.5.1's wheels bring every
+    # nvidia-* wheel onnxruntime-gpu[cuda,cudnn] 1.23.2 would (cuDNN 9 among them): a warning, not an error
+    cudnn = ("--cuda", "12.4", "--cudnn", "8.9")
+    rc, report = check_on_an_a100(run_cli, tmp_path, "onnxruntime-gpu==1.23.2\ntorch==2.5.1\n", *cudnn)
+    [f] = findings(report, "needs-extras")
+    assert rc == 0 and f["severity"] == "warning" and at(f) == ("requirements.txt", 1)
+    assert "come with torch==2.5.1 (" in f["message"] and "requirements.txt:2)" in f["message"]
+    assert "cuDNN 8.9 is loaded" in f["message"]
+    assert f["fix"].startswith("import torch before onnxruntime in every process, or require onnxruntime-gpu[cuda")
+    assert f["source"] == "https://github.com/microsoft/onnxruntime/pull/23674"
+    # torch 2.3.1 brings cuDNN 8.9 (nvidia-cudnn-cu12==8.9.2.26), not the 9.x ONNX Runtime 1.23 needs: an error
+    rc, report = check_on_an_a100(run_cli, tmp_path, "onnxruntime-gpu==1.23.2\ntorch==2.3.1\n", *cudnn)
+    [f] = findings(report, "needs-extras")
+    assert rc == 1 and f["severity"] == "error" and "come with" not in f["message"]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
 
-from .check_pairs import PairMemo, Pin, cuda_agreement, pair_findings
+from .check_pairs import Brought, PairMemo, Pin, cuda_agreement, environment_wheels, pair_findings
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import CudaInstall, CudnnInstall, Runtime, extras_of
@@ -30,7 +30,10 @@ from .solve import (
     evaluate,
     nearest_known,
     needs_system_cuda,
+    pinned_specifiers,
+    pins_of_form,
     solve_requirement,
+    specifiers_intersect,
     under_its_own_name,
 )
 from .sources.interface import LocatedRequirement, SourceFile
@@ -70,7 +73,9 @@ class _Memo:
         self.index_variants: dict[tuple[str, tuple[str, ...]], tuple[CudaVersion | None, bool, str]] = {}
         self.markers: dict[tuple[str, str, str], bool] = {}
         self.results: dict[tuple[str, str, bool, int], RequirementResult] = {}
-        self.target_findings: dict[tuple[int, str, bool], list[tuple[Severity, str, str, str, str]]] = {}
+        self.target_findings: dict[
+            tuple[int, str, bool, tuple[tuple[str, str], ...]], list[tuple[Severity, str, str, str, str]]
+        ] = {}
         self.pairs = PairMemo()
 
 
@@ -109,8 +114,9 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
             if pin.variant is not None and pin.variant_from:
                 project_variants.append(pin)
         results = [_solve(pin, runtime, matrix, memo) for pin in pins]
+        brought = environment_wheels(pins, results, matrix, memo.pairs)
         for pin, result in zip(pins, results):
-            _target_findings(report, pin, result, runtime, matrix, target is not None, memo)
+            _target_findings(report, pin, result, runtime, matrix, target is not None, memo, brought)
             _no_runtime(report, pin, result, named)
             _unpinned(report, pin, result)
             if result.best is not None and needs_system_cuda(result.best.release, matrix):
@@ -269,18 +275,20 @@ def _target_findings(
     matrix: Matrix,
     has_target: bool,
     memo: _Memo,
+    brought: Brought,
 ) -> None:
-    key = (id(result), pin.variant_from, has_target)
+    others = tuple(sorted((name, p.located.where) for name, (p, _) in brought.items() if p is not pin))
+    key = (id(result), pin.variant_from, has_target, others)
     found = memo.target_findings.get(key)
     if found is None:
-        found = memo.target_findings[key] = _judge(pin, result, runtime, matrix, has_target)
+        found = memo.target_findings[key] = _judge(pin, result, runtime, matrix, has_target, brought)
     loc = pin.located
     for severity, rule, message, fix, source in found:
         report.findings.append(Finding(loc.file, loc.line, pin.package, severity, rule, message, fix, source))
 
 
 def _judge(
-    pin: Pin, result: RequirementResult, runtime: Runtime, matrix: Matrix, has_target: bool
+    pin: Pin, result: RequirementResult, runtime: Runtime, matrix: Matrix, has_target: bool, brought: Brought
 ) -> list[tuple[Severity, str, str, str, str]]:
     """What is wrong with one pin on the target: (severity, rule, message, fix, source) of each finding."""
     if not result.candidates:
@@ -309,7 +317,7 @@ def _judge(
         return []  # a range: some matching release runs here (the unpinned warning says the rest)
     failures = [c for c in best.failures if (has_target or c.component != "os") and _concerns_pin(c, pin, best)]
     if not failures:
-        return (_without_extras(pin, best, runtime, matrix) or _caveats(pin, best)) if has_target else []
+        return (_without_extras(pin, best, runtime, matrix, brought) or _caveats(pin, best)) if has_target else []
     where = {c.component: runtime.sources.get(c.component, "") for c in failures}
     if runtime.cuda:
         where["cuda"] = runtime.cuda[0].found_in
@@ -331,11 +339,12 @@ def _judge(
 
 
 def _without_extras(
-    pin: Pin, best: Candidate, runtime: Runtime, matrix: Matrix
+    pin: Pin, best: Candidate, runtime: Runtime, matrix: Matrix, brought: Brought
 ) -> list[tuple[Severity, str, str, str, str]]:
     """A pin without the extras that bring CUDA and cuDNN as nvidia-* wheels (``onnxruntime-gpu==1.23.2``, not
     ``onnxruntime-gpu[cuda,cudnn]==1.23.2``) installs the plain form, which loads them from the system: an error
-    where the target's CUDA or cuDNN is known and does not fit. (Plans name the extras themselves.)"""
+    where the target's CUDA or cuDNN is known and does not fit, a warning where the framework it reuses them from
+    brings every wheel the extras would (ONNX Runtime beside torch). (Plans name the extras themselves.)"""
     if pin.requirement.extras or best.cuda is None or pin.package != best.release.package:
         return []  # (an alias, jaxlib==0.5.3, has no such extras)
     plain = best.release.without_extras()
@@ -356,7 +365,40 @@ def _without_extras(
         f"them: {reasons}"
     )
     fix = f"{_require_with(pin, extras)} (the extras bring them as nvidia-* wheels), or install them on the target"
+    lender = _lender(pin, best, frozenset(extras.split(",")), matrix, brought)
+    if lender is not None:
+        other, source = lender
+        message += (
+            f"; the nvidia-* wheels those extras would bring come with {other.requirement} ({other.located.where}), "
+            f"and {pin.package} uses the ones {other.package} has loaded"
+        )
+        module = _REUSES[pin.package][0]
+        fix = f"import {other.package} before {module} in every process, or {fix}"
+        return [(Severity.WARNING, "needs-extras", message, fix, source)]
     return [(Severity.ERROR, "needs-extras", message, fix, failing[0].source or best.release.source)]
+
+
+# A framework that uses the CUDA and cuDNN libraries another one has loaded into the process: ONNX Runtime
+# "will reuse the CUDA and cuDNN DLLs loaded by pytorch as long as CUDA and cuDNN major versions are compatible".
+# (package: its import name, the package whose libraries it reuses, the page)
+_REUSES = {"onnxruntime-gpu": ("onnxruntime", "torch", "https://github.com/microsoft/onnxruntime/pull/23674")}
+
+
+def _lender(
+    pin: Pin, best: Candidate, extras: frozenset[str], matrix: Matrix, brought: Brought
+) -> tuple[Pin, str] | None:
+    """The pin of this environment whose nvidia-* wheels this plain pin will use (torch for ONNX Runtime):
+    one that brings every wheel the extras would, at versions the extras accept; and the page that says so."""
+    _, lender, source = _REUSES.get(pin.package, ("", "", ""))
+    rows = pins_of_form(best.release, extras, pin.requirement.specifier, matrix)
+    needed = pinned_specifiers(rows[0].requires) if rows else {}
+    given = [brought.get(name) for name in needed]
+    if not needed or any(g is None or g[0].package != lender for g in given):
+        return None
+    if not all(g is not None and specifiers_intersect(spec, g[1]) for g, spec in zip(given, needed.values())):
+        return None
+    first = given[0]
+    return (first[0], source) if first is not None else None
 
 
 def _cpu_build_only(

@@ -73,6 +73,20 @@ def _pins_of(result: RequirementResult, matrix: Matrix) -> dict[str, SpecifierSe
     return pinned_specifiers(rows[0].requires) if rows else {}
 
 
+Brought = dict[str, tuple[Pin, SpecifierSet]]  # nvidia-* wheel name -> the pin that installs it, and its pin
+
+
+def environment_wheels(pins: list[Pin], results: list[RequirementResult], matrix: Matrix, memo: PairMemo) -> Brought:
+    """The nvidia-* wheels the pip-installed pins of one environment bring, by wheel name (the first pin that
+    brings each)."""
+    out: Brought = {}
+    for pin, result in zip(pins, results):
+        if _pip_wheels(pin, memo.best_of(result)):
+            for name, spec in _pins_of(result, matrix).items():
+                out.setdefault(name, (pin, spec))
+    return out
+
+
 def _together(a: Pin, b: Pin) -> bool:
     """Two requirements of one file are installed together unless they sit in different optional groups."""
     main = ("", "dependencies", "packages", "pip")

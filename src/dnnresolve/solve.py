@@ -629,11 +629,18 @@ def pins_met(r: RequirementResult, release: FrameworkRelease, matrix: Matrix) ->
     them), the pinned patch release if the metadata of that one is known, else the newest known release the
     row covers. A requirement without extras meets the rows without one (torch's)."""
     asked = frozenset(canonicalize_name(e) for e in r.requirement.extras)
+    return pins_of_form(release, asked, r.requirement.specifier, matrix)
+
+
+def pins_of_form(
+    release: FrameworkRelease, asked: frozenset[str], specifier: SpecifierSet, matrix: Matrix
+) -> list[WheelPins]:
+    """``pins_met`` for a requirement naming the (normalized) extras ``asked`` with ``specifier``."""
     pins = [p for n in release.names for p in matrix.wheel_pins_of(n) if release.matches(p.version)]
     pins = [p for p in pins if p.extras <= asked]
     most = max((len(p.extras) for p in pins), default=0)
     pins = [p for p in pins if len(p.extras) == most]
-    pinned, _ = _split_local(r.requirement.specifier)
+    pinned, _ = _split_local(specifier)
     exact = [p for p in pins if pinned.contains(p.version, prereleases=True)]
     return sorted(exact or pins, key=lambda p: p.version, reverse=True)
 
