@@ -221,6 +221,7 @@ def _cmd_detect(args: argparse.Namespace) -> int:
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
+    from .cuda_builds import NO_RUNTIME, build_gaps
     from .detect import detect_runtime, installed_gpu_code
     from .doctor import code_findings, code_packages, installed_requirements
     from .plan import make_plan
@@ -234,9 +235,11 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     plan = make_plan(solve(requirements, runtime, matrix), runtime, matrix)
     codes, notes = installed_gpu_code(runtime, code_packages(matrix), root=args.root)
     findings = code_findings(codes, runtime)
-    render.emit_doctor(plan, runtime, as_json=args.json, code=findings, notes=notes)
+    # a CPU build matters where there is a GPU to leave unused; a framework that cannot run matters anywhere
+    gaps = [g for g in build_gaps(runtime, matrix) if g.kind == NO_RUNTIME or runtime.gpus]
+    render.emit_doctor(plan, runtime, as_json=args.json, code=findings, notes=notes, builds=gaps)
     healthy = all(not (r.result.best and r.result.best.failures) for r in plan.requirements) and not plan.conflicts
-    healthy = healthy and not any(f.status is Status.FAIL for f in findings)
+    healthy = healthy and not any(f.status is Status.FAIL for f in findings) and not gaps
     return EXIT_OK if healthy else EXIT_PROBLEMS
 
 

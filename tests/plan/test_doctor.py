@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..detect.machines import make_machine
+from ..detect.machines import MACHINES, make_machine
 
 
 def test_doctor_on_the_k20m_node_finds_the_wrong_cudnn_and_the_right_one_on_disk(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -133,3 +133,70 @@ def test_a_conda_packages_libraries_come_from_its_conda_record(tmp_path: Path) -
     assert [str(p) for p in code.ptx] == ["9.0"]
     record.write_text("{not json")
     assert probe(ctx, [pkg], {"onnxruntime-gpu"}) == [] and any("no file list" in n for n in ctx.notes)
+
+
+def _dist(root: Path, name: str, version: str, *requires: str) -> None:
+    """A distribution's metadata as pip leaves it in the machine's site-packages."""
+    info = root / "usr/local/lib/python3.11/site-packages" / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    lines = [f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", *(f"Requires-Dist: {r}\n" for r in requires)]
+    (info / "METADATA").write_text("".join(lines))
+
+
+def _gpu(root: Path, model: str, bus: str = "0000:17:00.0") -> None:
+    """The driver's file for one GPU, as /proc/driver/nvidia lays it out (the K20m node's, with another model)."""
+    info = root / "proc/driver/nvidia/gpus" / bus / "information"
+    info.parent.mkdir(parents=True)
+    k20m = (MACHINES / "k20m/proc/driver/nvidia/gpus/0000:03:00.0/information").read_text()
+    info.write_text(k20m.replace("Tesla K20m", model).replace("0000:03:00.0", bus))
+
+
+def test_doctor_names_a_cpu_build_on_a_machine_with_gpus(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # driver 570.86.15 and an RTX 5880 Ada; jax 0.6.1 installed plain: its CPU jaxlib only
+    root = make_machine(tmp_path, "modern")
+    _gpu(root, "NVIDIA RTX 5880 Ada Generation")
+    _dist(root, "jax", "0.6.1", "jaxlib<=0.6.1,>=0.6.1")
+    _dist(root, "jaxlib", "0.6.1")
+    r = run_cli("doctor", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"})
+    assert r.returncode == 1, r.stderr
+    [gap] = json.loads(r.stdout)["cuda_builds"]
+    assert (gap["package"], gap["version"], gap["kind"]) == ("jax", "0.6.1", "cpu-build")
+    assert gap["fix"] == "`python -m pip install 'jax[cuda12]==0.6.1'`"
+    text = run_cli("doctor", "--root", str(root), env={"DNNRESOLVE_NVML": "0"}).stdout
+    assert (
+        "CPU build: jax 0.6.1 is its CPU build (the plain jax, no CUDA plugin or CUDA build installed): "
+        "the NVIDIA RTX 5880 Ada Generation goes unused"
+    ) in text
+    assert "ok jax==0.6.1" not in text
+    # with the CUDA plugin beside it, the GPU form is there
+    _dist(
+        root,
+        "jax-cuda12-plugin",
+        "0.6.1",
+        "jax-cuda12-pjrt==0.6.1",
+        'nvidia-cudnn-cu12<10.0,>=9.8; extra == "with-cuda"',
+    )
+    r = run_cli("doctor", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"})
+    assert json.loads(r.stdout)["cuda_builds"] == []
+
+
+def test_doctor_names_jax_without_jaxlib_and_a_cpu_torch(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = make_machine(tmp_path, "modern")
+    _gpu(root, "NVIDIA RTX 5880 Ada Generation")
+    _dist(root, "jax", "0.4.25")  # before 0.4.30 jax does not require jaxlib
+    _dist(root, "torch", "2.1.0+cpu")
+    r = run_cli("doctor", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"})
+    assert r.returncode == 1, r.stderr
+    gaps = {g["package"]: g for g in json.loads(r.stdout)["cuda_builds"]}
+    assert gaps["jax"]["kind"] == "no-runtime" and "`import jax` fails" in gaps["jax"]["reason"]
+    assert gaps["jax"]["fix"].startswith("`python -m pip install 'jax[cuda12_pip]==0.4.25' --find-links https://")
+    assert gaps["torch"]["kind"] == "cpu-build" and "+cpu" in gaps["torch"]["reason"]
+    assert gaps["torch"]["fix"].startswith("`pip uninstall -y torch`; then `python -m pip install torch==2.1.0")
+    # jax without jaxlib cannot run on a machine without a GPU either; the CPU torch is its right build there
+    root = make_machine(tmp_path / "cpu", "nogpu")
+    _dist(root, "jax", "0.4.25")
+    _dist(root, "torch", "2.1.0+cpu")
+    gaps = json.loads(run_cli("doctor", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"}).stdout)[
+        "cuda_builds"
+    ]
+    assert [(g["package"], g["kind"]) for g in gaps] == [("jax", "no-runtime")]

@@ -3,14 +3,13 @@ installed, the diagnosis gets the planner's first option for that release as its
 
 from __future__ import annotations
 
+from ..cuda_builds import build_gap
 from ..matrix import Matrix
 from ..model import InstalledPackage, Runtime
 from ..pkgname import canonicalize_name
 from ..plan import make_plan
-from ..records import replace
-from ..solve import SolveResult, solve, solve_requirement
+from ..solve import solve
 from ..specs import InvalidRequirement, parse_requirement
-from ..versions import parse_build_tag
 from .diagnosis import Diagnosis
 
 # The catalog names frameworks; these are the PyPI names their releases go by, where they differ.
@@ -54,35 +53,13 @@ def planned_fixes(d: Diagnosis, runtime: Runtime, matrix: Matrix) -> list[str]:
 
 def _cuda_build(framework: str, runtime: Runtime, matrix: Matrix) -> list[str]:
     """For a framework that runs without its CUDA build (jax's CPU build, a +cpu torch, jax without jaxlib): the
-    planner's pip commands for the CUDA build of the release installed, judged as if nothing were installed
-    (the installed build is the problem) and among the release's CUDA builds only."""
+    planner's commands for the CUDA build of the release installed. Nothing where a CUDA build is there (it
+    failed to start: its own error says why)."""
     installed = installed_release(framework, runtime, matrix)
-    if installed is None or _has_cuda_build(installed, runtime):
-        return []  # (a CUDA build that is there but failed to start: its own error says why)
-    release = installed.version.split("+")[0]  # 2.1.0+cpu: the same release, as a CUDA build
-    try:
-        req = parse_requirement(f"{canonicalize_name(installed.name)}=={release}")
-    except InvalidRequirement:
+    gap = build_gap(installed, runtime, matrix) if installed is not None else None
+    if gap is None or not gap.steps:
         return []
-    bare = replace(runtime, packages=[])
-    result = solve_requirement(req, bare, matrix)
-    result.candidates = [c for c in result.candidates if c.cuda is not None]
-    options = make_plan(SolveResult([result]), bare, matrix).requirements[0].options
-    pip = [s for s in options[0].steps if s.kind == "pip"] if options else []
-    if not pip:
-        return []
-    # pip keeps an installed 2.1.0+cpu for torch==2.1.0: it has to go first
-    first = f"`pip uninstall -y {installed.name}`; then " if "+" in installed.version else ""
-    commands = "; then ".join(f"`{s.shell}`" for s in pip)
-    return [f"for the installed {installed.name} {installed.version}: install its CUDA build: {first}{commands}"]
-
-
-def _has_cuda_build(installed: InstalledPackage, runtime: Runtime) -> bool:
-    """A CUDA build by its local tag (jaxlib 0.4.13+cuda11.cudnn86), or a CUDA plugin beside it (jax-cuda12-plugin)."""
-    if parse_build_tag(installed.version).is_cuda:
-        return True
-    plugin = f"{canonicalize_name(installed.name)}-cuda"
-    return any(canonicalize_name(p.name).startswith(plugin) for p in runtime.packages)
+    return [f"for the installed {gap.package} {gap.version}: install its CUDA build: {gap.commands}"]
 
 
 def merge_fixes(planned: list[str], generic: list[str]) -> list[str]:

@@ -6,7 +6,9 @@ import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..cuda_builds import NO_RUNTIME, BuildGap
 from ..model import Runtime
+from ..pkgname import canonicalize_name
 from ..plan import Option, Plan, RequirementPlan, needs_summary
 from ..solve import Candidate, Status
 from .console import emit_json
@@ -167,12 +169,17 @@ def emit_doctor(
     as_json: bool,
     code: Sequence[CodeFinding] = (),
     notes: Sequence[str] = (),
+    builds: Sequence[BuildGap] = (),
 ) -> None:
-    """Each installed framework checked against this machine, then the GPU code its own libraries carry held
-    against the machine's GPUs; nothing installed is said plainly."""
+    """Each installed framework checked against this machine (one without its CUDA build says so first), then
+    the GPU code its own libraries carry held against the machine's GPUs; nothing installed is said plainly."""
     if as_json:
         data = to_json(plan, runtime)
         data["installed_frameworks"] = [str(rp.result.requirement) for rp in plan.requirements]
+        data["cuda_builds"] = [
+            {"package": g.package, "version": g.version, "kind": g.kind, "reason": g.reason, "fix": g.commands}
+            for g in builds
+        ]
         data["gpu_code"] = [
             {
                 "package": f.package,
@@ -193,10 +200,17 @@ def emit_doctor(
     if not plan.requirements:
         out.print("No GPU framework from the compatibility matrix is installed in this Python environment.")
         return
+    gapped = {canonicalize_name(g.package) for g in builds}
+    for g in builds:
+        mark = "[bold red]cannot run[/]" if g.kind == NO_RUNTIME else "[yellow]CPU build[/]"
+        out.print(f"{mark}: {escape(g.reason)}")
+        if g.steps:
+            out.print(f"  install its CUDA build: {escape(g.commands)}")
     for rp in plan.requirements:
         best = rp.result.best
         if best is not None and not best.failures:
-            out.print(f"[green]ok[/] {escape(str(rp.result.requirement))}: this machine provides what it needs")
+            if canonicalize_name(rp.result.requirement.name) not in gapped:
+                out.print(f"[green]ok[/] {escape(str(rp.result.requirement))}: this machine provides what it needs")
             continue
         _emit_requirement(out, rp)
     for c in plan.conflicts:
