@@ -281,3 +281,26 @@ def test_jax_and_jaxlib_of_different_releases_are_decoded(run_cli: RunCli) -> No
         "upgrade jax to the jaxlib's release, 0.4.30,"
     )
     assert "`dnnresolve plan jax==0.4.30`" in d["fixes"][0] and "jax 0.4.25's release" in d["fixes"][1]
+
+
+def test_a_cuda_plugin_of_another_release_gets_the_extra_pinned_to_jax(run_cli: RunCli, tmp_path: Path) -> None:
+    # google-deepmind/torax#1369: the plugin calls what its jaxlib does not have
+    text = (
+        '  File "/venv/lib/python3.13/site-packages/jax_plugins/xla_cuda12/__init__.py", line 103, in initialize\n'
+        "    triton.register_compilation_handler(\n"
+        "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "AttributeError: module 'jax._src.lib.triton' has no attribute 'register_compilation_handler'"
+    )
+    plugin = (
+        "jax-cuda12-plugin",
+        "0.5.0",
+        "jax-cuda12-pjrt==0.5.0",
+        'nvidia-cudnn-cu12<10.0,>=9.1; extra == "with_cuda"',
+    )
+    d = _explain_on_an_a100(run_cli, _site(tmp_path, ("jax", "0.6.1"), ("jaxlib", "0.6.1"), plugin), text)
+    assert d["id"] == "jax-plugin-mismatch" and d["fixes"][0] == (
+        "for the installed jax 0.6.1: install its CUDA build: `python -m pip install 'jax[cuda12]==0.6.1'`"
+    )
+    # without the installed versions: the catalog's steps, with the plugin's CUDA major filled in
+    (d,) = json.loads(run_cli("explain", "--json", "--no-detect", text).stdout)["diagnoses"]
+    assert d["fixes"][0].endswith("jaxlib, jax-cuda12-plugin and jax-cuda12-pjrt must be one release")

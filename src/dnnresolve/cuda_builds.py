@@ -5,12 +5,16 @@ Three cases, each read from the installed packages' metadata and the matrix's in
 - a release whose plain install is its CPU build (jax from 0.4.30: a CPU recipe without extras) installed
   without the CUDA plugin its GPU form adds (jax-cuda12-plugin), or a CUDA jaxlib;
 - a release that runs only through an extra, even as its CPU build (jax before 0.4.30: ``jax[cpu]``), installed
-  without the companion that extra brings (jaxlib): it does not run at all.
+  without the companion that extra brings (jaxlib): it does not run at all;
+- a CUDA plugin of another release than the core library it is built with (jax-cuda12-plugin 0.5.0 beside
+  jaxlib 0.4.35): it does not load, and the framework runs on the CPU.
 ``doctor`` reports them; ``explain`` puts the command first for "Torch not compiled with CUDA enabled" and JAX's
 "CUDA-enabled jaxlib is not installed".
 """
 
 from __future__ import annotations
+
+import re
 
 from .matrix import Matrix
 from .model import InstalledPackage, Runtime
@@ -24,13 +28,18 @@ from .versions import parse_build_tag
 
 CPU_BUILD = "cpu-build"
 NO_RUNTIME = "no-runtime"
+PLUGIN_MISMATCH = "plugin-mismatch"
+
+# JAX's CUDA backend from 0.4.30 on: a plugin package per CUDA major (jax-cuda12-plugin, jax-cuda13-plugin), built
+# with jaxlib and pinned to jaxlib's release by jax's extras (jax 0.6.1[cuda12]: jaxlib and the plugin ==0.6.1).
+_PLUGINS = {"jax": ("jaxlib", re.compile(r"jax-cuda\d+-plugin"))}
 
 
 @record(frozen=True)
 class BuildGap:
     package: str  # as installed
     version: str  # as installed, local label included: "2.1.0+cpu"
-    kind: str  # CPU_BUILD or NO_RUNTIME
+    kind: str  # CPU_BUILD, NO_RUNTIME or PLUGIN_MISMATCH
     reason: str
     steps: tuple[Step, ...] = ()  # the pip steps that install the CUDA build of the same release
 
@@ -70,7 +79,9 @@ def build_gap(installed: InstalledPackage, runtime: Runtime, matrix: Matrix) -> 
     others = {canonicalize_name(p.name): p for p in runtime.packages}
     companion = next((others[a] for a in row.aliases if a in others), None)  # jaxlib beside jax
     cuda_companion = companion is not None and parse_build_tag(companion.version).is_cuda
-    plugin = any(n.startswith(f"{name}-cuda") for n in others)  # jax-cuda12-plugin: the CUDA form's own package
+    core, plugins = _PLUGINS.get(name, ("", None))
+    plugin = next((p for n, p in others.items() if plugins is not None and plugins.fullmatch(n)), None)
+    lib = others.get(core)
     cpu = row.recipe(None)
     if tag.kind == "cpu":
         reason = f"{name} {installed.version} is a CPU-only build (its version label +{tag.label})"
@@ -83,6 +94,12 @@ def build_gap(installed: InstalledPackage, runtime: Runtime, matrix: Matrix) -> 
             f"came only with an extra ({cpu.requirement} for the CPU build), so `import {name}` fails"
         )
         kind = NO_RUNTIME
+    elif plugin is not None and lib is not None and plugin.version != lib.version:
+        reason = (
+            f"{name} {installed.version}'s CUDA plugin, {plugin.name} {plugin.version}, is not of its {core}'s "
+            f"release ({lib.version}): {name} cannot load it ('Jax plugin configuration error') and runs on the CPU"
+        )
+        kind = PLUGIN_MISMATCH
     elif cpu is not None and row.without_extras() is None and not (cuda_companion or plugin):
         # every GPU form is an extra (jax[cuda12]), so a plain install is the CPU build
         what = f"{companion.name} {companion.version}" if companion is not None else f"the plain {name}"

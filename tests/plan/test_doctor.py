@@ -200,3 +200,23 @@ def test_doctor_names_jax_without_jaxlib_and_a_cpu_torch(run_cli, tmp_path: Path
         "cuda_builds"
     ]
     assert [(g["package"], g["kind"]) for g in gaps] == [("jax", "no-runtime")]
+
+
+def test_doctor_names_a_cuda_plugin_of_another_release(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # `pip install -U jax` left the CUDA plugin of an older release behind: it does not load, JAX runs on the CPU
+    root = make_machine(tmp_path, "modern")
+    _gpu(root, "NVIDIA RTX 5880 Ada Generation")
+    _dist(root, "jax", "0.6.1", "jaxlib<=0.6.1,>=0.6.1")
+    _dist(root, "jaxlib", "0.6.1")
+    _dist(
+        root,
+        "jax-cuda12-plugin",
+        "0.5.0",
+        "jax-cuda12-pjrt==0.5.0",
+        'nvidia-cudnn-cu12<10.0,>=9.1; extra == "with_cuda"',
+    )
+    r = run_cli("doctor", "--root", str(root), "--json", env={"DNNRESOLVE_NVML": "0"})
+    assert r.returncode == 1, r.stderr
+    [gap] = json.loads(r.stdout)["cuda_builds"]
+    assert gap["kind"] == "plugin-mismatch" and gap["fix"] == "`python -m pip install 'jax[cuda12]==0.6.1'`"
+    assert "jax-cuda12-plugin 0.5.0, is not of its jaxlib's release (0.6.1)" in gap["reason"]

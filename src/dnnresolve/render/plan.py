@@ -6,7 +6,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..cuda_builds import NO_RUNTIME, BuildGap
+from ..cuda_builds import NO_RUNTIME, PLUGIN_MISMATCH, BuildGap
 from ..model import Runtime
 from ..pkgname import canonicalize_name
 from ..plan import Option, Plan, RequirementPlan, needs_summary
@@ -202,7 +202,9 @@ def emit_doctor(
         return
     gapped = {canonicalize_name(g.package) for g in builds}
     for g in builds:
-        mark = "[bold red]cannot run[/]" if g.kind == NO_RUNTIME else "[yellow]CPU build[/]"
+        mark = {NO_RUNTIME: "[bold red]cannot run[/]", PLUGIN_MISMATCH: "[red]CUDA plugin[/]"}.get(
+            g.kind, "[yellow]CPU build[/]"
+        )
         out.print(f"{mark}: {escape(g.reason)}")
         if g.steps:
             out.print(f"  install its CUDA build: {escape(g.commands)}")
