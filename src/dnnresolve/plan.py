@@ -291,7 +291,8 @@ def _other_variants(r: RequirementResult, best: Candidate, runtime: Runtime) -> 
 
 
 def _other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> list[Option]:
-    """The other way round: the newest release of the package that runs on this machine as it is.
+    """The other way round: the newest release of the package that runs on this machine as it is, one of the
+    series asked for (the same major.minor) before any other.
 
     What failed for the requested release must pass outright here (a GPU check that is only a
     warning does not count). A Python that is too new is the one thing a new environment may fix:
@@ -304,7 +305,11 @@ def _other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> l
     as_is: Option | None = None
     with_env: Option | None = None
     rows = [row for row in matrix.releases(r.package, runtime.os) if row.version not in requested]
-    for row in sorted(rows, key=lambda x: x.version, reverse=True):
+    # a release of the series asked for first (paddlepaddle-gpu 2.1.3 for 2.1.0: the least change of API),
+    # then the newest of all
+    series = {v.release[:2] for v in requested}
+    rows.sort(key=lambda x: (x.version.release[:2] in series, x.version), reverse=True)
+    for row in rows:
         for cuda in preferred_variants(row):
             if cuda is None and wants_gpu:
                 continue

@@ -920,3 +920,12 @@ def test_jax_s_older_extra_spellings_are_the_local_builds_they_name() -> None:
         assert any(f"'jax[{extra}]==0.4.25'" in sh for sh in shells), shells
     check, _ = cudnn_check("jax==0.4.25", a100)
     assert check is None  # unnamed, the plan offers jax[cuda12_pip], which brings its own
+
+
+def test_another_release_of_the_series_asked_for_comes_before_newer_ones() -> None:
+    # paddlepaddle-gpu 2.1.0 has no CUDA 11.0 build; 2.1.3 (post110) and 2.3.1 (post110) both run on this machine:
+    # the one of the 2.1 series asked for is offered, not the newest
+    rt = _machine("11.0", "8.0.5", python="3.8")
+    rp = plan_for("paddlepaddle-gpu==2.1.0", rt).requirements[0]
+    other = next(o for o in rp.options if " instead" in o.title)
+    assert other.title.startswith("use paddlepaddle-gpu 2.1.3 instead") and "2.1.3.post110" in other.steps[-1].shell
