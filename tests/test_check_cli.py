@@ -498,3 +498,49 @@ def test_onnxruntime_beside_torch_uses_the_cudnn_torch_brings(run_cli: Run, tmp_
     rc, report = check_on_an_a100(run_cli, tmp_path, "onnxruntime-gpu==1.23.2\ntorch==2.3.1\n", *cudnn)
     [f] = findings(report, "needs-extras")
     assert rc == 1 and f["severity"] == "error" and "come with" not in f["message"]
+
+
+# tensorflow[and-cuda]==2.15.1 written out as a lock file does (pip-compile, uv export): the nvidia-* wheels its
+# metadata pins, each on a line of its own
+TF_LOCK = (
+    "tensorflow==2.15.1\nnvidia-cublas-cu12==12.2.5.6\nnvidia-cuda-cupti-cu12==12.2.142\n"
+    "nvidia-cuda-nvcc-cu12==12.2.140\nnvidia-cuda-nvrtc-cu12==12.2.140\nnvidia-cuda-runtime-cu12==12.2.140\n"
+    "nvidia-cudnn-cu12==8.9.4.25\nnvidia-cufft-cu12==11.0.8.103\nnvidia-curand-cu12==10.3.3.141\n"
+    "nvidia-cusolver-cu12==11.5.2.141\nnvidia-cusparse-cu12==12.1.2.141\nnvidia-nccl-cu12==2.16.5\n"
+    "nvidia-nvjitlink-cu12==12.2.140\n"
+)
+
+
+def test_a_lock_file_of_the_extras_is_the_extras(run_cli: Run, tmp_path: Path) -> None:
+    # the plain pin with every wheel [and-cuda] brings: no needs-extras, and the wheels are checked, not noted
+    rc, report = check_on_an_a100(run_cli, tmp_path, TF_LOCK, "--cuda", "12.2", "--cudnn", "8.6")
+    assert rc == 0 and findings(report, "needs-extras") == [] and findings(report, "not-checked") == []
+    assert "nvidia-cudnn-cu12" in report["checked"]
+    ort = (  # onnxruntime-gpu[cuda,cudnn]==1.23.2 written out, at versions its ~= pins accept
+        "onnxruntime-gpu==1.23.2\nnvidia-cuda-nvrtc-cu12==12.9.86\nnvidia-cuda-runtime-cu12==12.9.79\n"
+        "nvidia-cufft-cu12==11.4.1.4\nnvidia-curand-cu12==10.3.10.19\nnvidia-cudnn-cu12==9.10.2.21\n"
+    )
+    rc, report = check_on_an_a100(run_cli, tmp_path, ort, "--cuda", "12.4", "--cudnn", "8.9")
+    assert rc == 0 and findings(report, "needs-extras") == [], report
+    rc, report = check_on_an_a100(run_cli, tmp_path, ort.replace("nvidia-cufft-cu12==11.4.1.4\n", ""), "--cudnn", "8.9")
+    assert rc == 1 and [f["severity"] for f in findings(report, "needs-extras")] == ["error"]  # one missing
+    # a wheel that is not the one the CUDA form pins: a warning on its line (pip installs both, TF may not load it)
+    rc, report = check_on_an_a100(run_cli, tmp_path, TF_LOCK.replace("8.9.4.25", "9.1.0.70"))
+    [f] = findings(report, "wheel-conflict")
+    assert f["severity"] == "warning" and at(f) == ("requirements.txt", 7)
+    assert "is not the nvidia-cudnn-cu12 that tensorflow[and-cuda]==2.15.1 installs" in f["message"]
+    # beside a framework that pins it, pip cannot install a line of another version: an error
+    rc, report = check_on_an_a100(run_cli, tmp_path, "torch==2.5.1\nnvidia-cudnn-cu12==8.9.2.26\nnvidia-foo-cu12==1\n")
+    [f] = findings(report, "wheel-conflict")
+    assert rc == 1 and f["severity"] == "error" and "needs nvidia-cudnn-cu12==9.1.0.70" in f["message"]
+    assert [x["package"] for x in findings(report, "not-checked")] == ["nvidia-foo-cu12"]  # no framework pins it
+
+
+def test_a_lock_file_of_jax_cuda12_is_no_cpu_build(run_cli: Run, tmp_path: Path) -> None:
+    # jax[cuda12]==0.6.1 written out: jax, jaxlib (the same release, from 0.4.30 on a package of its own) and the
+    # CUDA plugin; neither the CPU-build warning nor a 'renamed' jaxlib
+    text = "jax==0.6.1\njaxlib==0.6.1\njax-cuda12-plugin[with-cuda]==0.6.1\njax-cuda12-pjrt==0.6.1\n"
+    _, report = check_on_an_a100(run_cli, tmp_path, text)
+    assert findings(report, "needs-extras") == [] and findings(report, "renamed") == [], report
+    _, report = check_on_an_a100(run_cli, tmp_path, "jax==0.6.1\njaxlib==0.6.1\n")
+    assert [f["severity"] for f in findings(report, "needs-extras")] == ["warning"]

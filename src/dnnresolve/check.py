@@ -15,7 +15,17 @@ from collections.abc import Sequence
 from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
 
-from .check_pairs import Brought, PairMemo, Pin, cuda_agreement, environment_wheels, pair_findings
+from .check_pairs import (
+    Brought,
+    PairMemo,
+    Pin,
+    Wheel,
+    cuda_agreement,
+    environment_wheels,
+    pair_findings,
+    wheel_line_findings,
+)
+from .cuda_builds import is_cuda_plugin
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import CudaInstall, CudnnInstall, Runtime, extras_of
@@ -101,20 +111,26 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
         runtime, env_cuda = _environment(source, target, shared)
         project_cuda.extend(env_cuda)
         pins = []
+        others: list[LocatedRequirement] = []
         for located in source.requirements:
             if located.requirement is not None and not _marker_applies(located.requirement, runtime, memo):
                 continue  # not installed on this target
             pin = _pin(located, source, matrix, memo)
             if pin is None:
                 if located.name not in _ENVIRONMENT:
-                    _unknown(report, located, memo, unknown)
+                    others.append(located)
                 continue
             checked.setdefault(pin.package, None)
             pins.append(pin)
             if pin.variant is not None and pin.variant_from:
                 project_variants.append(pin)
         results = [_solve(pin, runtime, matrix, memo) for pin in pins]
-        brought = environment_wheels(pins, results, matrix, memo.pairs)
+        brought = environment_wheels(pins, results, source.requirements, matrix, memo.pairs)
+        for located in others:  # an nvidia-* wheel a framework here pins is checked against those pins
+            if not wheel_line_findings(report, located, pins, results, matrix, memo.pairs):
+                _unknown(report, located, memo, unknown)
+            else:
+                checked.setdefault(located.name, None)
         for pin, result in zip(pins, results):
             _target_findings(report, pin, result, runtime, matrix, target is not None, memo, brought)
             _no_runtime(report, pin, result, named)
@@ -277,7 +293,7 @@ def _target_findings(
     memo: _Memo,
     brought: Brought,
 ) -> None:
-    others = tuple(sorted((name, p.located.where) for name, (p, _) in brought.items() if p is not pin))
+    others = tuple(sorted((name, w.where) for name, w in brought.items() if w.where != pin.located.where))
     key = (id(result), pin.variant_from, has_target, others)
     found = memo.target_findings.get(key)
     if found is None:
@@ -344,7 +360,8 @@ def _without_extras(
     """A pin without the extras that bring CUDA and cuDNN as nvidia-* wheels (``onnxruntime-gpu==1.23.2``, not
     ``onnxruntime-gpu[cuda,cudnn]==1.23.2``) installs the plain form, which loads them from the system: an error
     where the target's CUDA or cuDNN is known and does not fit, a warning where the framework it reuses them from
-    brings every wheel the extras would (ONNX Runtime beside torch). (Plans name the extras themselves.)"""
+    brings every wheel the extras would (ONNX Runtime beside torch); nothing where the environment names every
+    such wheel on lines of its own (a lock file of the extras). (Plans name the extras themselves.)"""
     if pin.requirement.extras or best.cuda is None or pin.package != best.release.package:
         return []  # (an alias, jaxlib==0.5.3, has no such extras)
     plain = best.release.without_extras()
@@ -352,7 +369,7 @@ def _without_extras(
     if not forms:
         return []
     if plain is None:
-        return _cpu_build_only(pin, best, forms[0], runtime)
+        return _cpu_build_only(pin, best, forms[0], runtime, brought)
     if not needs_system_cuda(plain, matrix) or best.cuda not in plain.cuda:
         return []
     failing = [c for c in evaluate(plain, best.cuda, runtime, matrix) if c.status is Status.FAIL]
@@ -366,14 +383,15 @@ def _without_extras(
     )
     fix = f"{_require_with(pin, extras)} (the extras bring them as nvidia-* wheels), or install them on the target"
     lender = _lender(pin, best, frozenset(extras.split(",")), matrix, brought)
+    if lender is not None and not lender.package:
+        return []  # every wheel the extras bring is on a line of its own: the extras, written out
     if lender is not None:
-        other, source = lender
+        module, _, source = _REUSES[pin.package]
         message += (
-            f"; the nvidia-* wheels those extras would bring come with {other.requirement} ({other.located.where}), "
-            f"and {pin.package} uses the ones {other.package} has loaded"
+            f"; the nvidia-* wheels those extras would bring come with {lender.by} ({lender.where}), "
+            f"and {pin.package} uses the ones {lender.package} has loaded"
         )
-        module = _REUSES[pin.package][0]
-        fix = f"import {other.package} before {module} in every process, or {fix}"
+        fix = f"import {lender.package} before {module} in every process, or {fix}"
         return [(Severity.WARNING, "needs-extras", message, fix, source)]
     return [(Severity.ERROR, "needs-extras", message, fix, failing[0].source or best.release.source)]
 
@@ -384,30 +402,30 @@ def _without_extras(
 _REUSES = {"onnxruntime-gpu": ("onnxruntime", "torch", "https://github.com/microsoft/onnxruntime/pull/23674")}
 
 
-def _lender(
-    pin: Pin, best: Candidate, extras: frozenset[str], matrix: Matrix, brought: Brought
-) -> tuple[Pin, str] | None:
-    """The pin of this environment whose nvidia-* wheels this plain pin will use (torch for ONNX Runtime):
-    one that brings every wheel the extras would, at versions the extras accept; and the page that says so."""
-    _, lender, source = _REUSES.get(pin.package, ("", "", ""))
+def _lender(pin: Pin, best: Candidate, extras: frozenset[str], matrix: Matrix, brought: Brought) -> Wheel | None:
+    """Where this plain pin gets the nvidia-* wheels its extras would bring, when the environment has every one
+    of them at a version the extras accept: lines of their own (the returned wheel names no package), or those
+    lines and the framework it reuses the libraries of (torch for ONNX Runtime: the wheel names it)."""
+    _, lender, _ = _REUSES.get(pin.package, ("", "", ""))
     rows = pins_of_form(best.release, extras, pin.requirement.specifier, matrix)
     needed = pinned_specifiers(rows[0].requires) if rows else {}
     given = [brought.get(name) for name in needed]
-    if not needed or any(g is None or g[0].package != lender for g in given):
+    have = [g for g in given if g is not None]
+    if not needed or len(have) < len(given) or any(g.package not in ("", lender) for g in have):
         return None
-    if not all(g is not None and specifiers_intersect(spec, g[1]) for g, spec in zip(given, needed.values())):
+    if not all(specifiers_intersect(spec, g.spec) for g, spec in zip(have, needed.values())):
         return None
-    first = given[0]
-    return (first[0], source) if first is not None else None
+    return next((g for g in have if g.package), have[0])
 
 
 def _cpu_build_only(
-    pin: Pin, best: Candidate, extras: str, runtime: Runtime
+    pin: Pin, best: Candidate, extras: str, runtime: Runtime, brought: Brought
 ) -> list[tuple[Severity, str, str, str, str]]:
     """A pin without extras of a release whose plain install is its CPU build (``jax==0.5.3``: 'CPU-only: pip
-    install -U jax'): a warning on a target with a GPU, which that build leaves unused."""
+    install -U jax'): a warning on a target with a GPU, which that build leaves unused. Not where the environment
+    names the framework's CUDA plugin itself (a lock file of ``jax[cuda12]``)."""
     cpu = best.release.recipe(None)
-    if cpu is None or cpu.extras or not runtime.gpus:
+    if cpu is None or cpu.extras or not runtime.gpus or any(is_cuda_plugin(pin.package, n) for n in brought):
         return []
     message = (
         f"{pin.requirement} without [{extras}] installs the CPU build of {pin.package}: the target's "

@@ -4,6 +4,7 @@ and CUDA builds that disagree across the files of a project. Pure: no I/O."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from packaging.specifiers import SpecifierSet
 
@@ -11,7 +12,16 @@ from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import Runtime, WheelPins
 from .records import record
-from .solve import Candidate, RequirementResult, find_conflicts, pinned_specifiers, pins_met
+from .solve import (
+    Candidate,
+    RequirementResult,
+    bundled_forms,
+    find_conflicts,
+    pinned_specifiers,
+    pins_met,
+    pins_of_form,
+    specifiers_intersect,
+)
 from .sources.interface import LocatedRequirement
 from .specs import Requirement
 from .versions import CudaVersion
@@ -73,21 +83,111 @@ def _pins_of(result: RequirementResult, matrix: Matrix) -> dict[str, SpecifierSe
     return pinned_specifiers(rows[0].requires) if rows else {}
 
 
-Brought = dict[str, tuple[Pin, SpecifierSet]]  # nvidia-* wheel name -> the pin that installs it, and its pin
+@record(frozen=True)
+class Wheel:
+    """A package an environment installs for a framework's CUDA form (an nvidia-* wheel, jax-cuda12-plugin), and
+    what asks for it: a framework's pin, or a line of its own (a lock file of ``tensorflow[and-cuda]``)."""
+
+    spec: SpecifierSet
+    by: str  # "torch==2.5.1", or the line itself
+    where: str  # file:line
+    package: str = ""  # the framework that brings it; "" for a line of its own
 
 
-def environment_wheels(pins: list[Pin], results: list[RequirementResult], matrix: Matrix, memo: PairMemo) -> Brought:
-    """The nvidia-* wheels the pip-installed pins of one environment bring, by wheel name (the first pin that
-    brings each)."""
+Brought = dict[str, Wheel]  # by package name
+
+
+def environment_wheels(
+    pins: list[Pin],
+    results: list[RequirementResult],
+    requirements: Sequence[LocatedRequirement],
+    matrix: Matrix,
+    memo: PairMemo,
+) -> Brought:
+    """What one environment installs for its frameworks' CUDA forms: nvidia-* wheels and CUDA plugins named on
+    lines of their own, then the nvidia-* wheels its pip-installed framework pins bring (the first that brings
+    each)."""
     out: Brought = {}
+    for r in requirements:
+        if r.requirement is not None and r.origin == "pip" and (r.name.startswith("nvidia-") or "-cuda" in r.name):
+            out.setdefault(r.name, Wheel(r.requirement.specifier, str(r.requirement), r.where))
     for pin, result in zip(pins, results):
         if _pip_wheels(pin, memo.best_of(result)):
             for name, spec in _pins_of(result, matrix).items():
-                out.setdefault(name, (pin, spec))
+                out.setdefault(name, Wheel(spec, str(pin.requirement), pin.located.where, pin.package))
     return out
 
 
-def _together(a: Pin, b: Pin) -> bool:
+def wheel_line_findings(
+    report: CheckReport,
+    located: LocatedRequirement,
+    pins: list[Pin],
+    results: list[RequirementResult],
+    matrix: Matrix,
+    memo: PairMemo,
+) -> bool:
+    """A line of its own for a wheel that the environment's frameworks pin (a lock file's nvidia-cudnn-cu12
+    beside torch): an error for each framework whose pin it does not satisfy. False when no framework here pins
+    it (the line is then not checked)."""
+    if located.requirement is None or located.origin != "pip":
+        return False
+    mine = located.requirement.specifier
+    pinned = False
+    for pin, result in zip(pins, results):
+        if not _pip_wheels(pin, memo.best_of(result)) or not _together(pin, _LinePin(located)):
+            continue
+        theirs = _pins_of(result, matrix).get(located.name)
+        form = ""
+        if theirs is None:
+            theirs, form = _form_pin(result, located.name, matrix)
+        if theirs is None:
+            continue
+        pinned = True
+        if specifiers_intersect(mine, theirs):
+            continue
+        source = next((p.source for p in _rows(result, matrix)), "")
+        if form:  # the plain pin asks pip for nothing: the line is not what the framework's CUDA form would load
+            severity = Severity.WARNING
+            message = (
+                f"{located.requirement} is not the {located.name} that "
+                f"{pin.package}[{form}]{pin.requirement.specifier} installs ({located.name}{theirs}; "
+                f"{pin.requirement}, {pin.located.where}, loads it from the environment): the build may not load it"
+            )
+        else:
+            severity = Severity.ERROR
+            message = (
+                f"{located.requirement} does not satisfy {pin.requirement} ({pin.located.where}), which needs "
+                f"{located.name}{theirs}: pip cannot install both"
+            )
+        fix = f"pin {located.name}{theirs}, the version {pin.requirement} {'is built with' if form else 'installs'}"
+        report.findings.append(
+            Finding(located.file, located.line, located.name, severity, "wheel-conflict", message, fix, source)
+        )
+    return pinned
+
+
+def _form_pin(result: RequirementResult, name: str, matrix: Matrix) -> tuple[SpecifierSet | None, str]:
+    """What a plain pin's CUDA form pins ``name`` to, and that form's extras ("and-cuda"): a lock file writes
+    ``tensorflow[and-cuda]`` out as ``tensorflow`` and its nvidia-* wheels."""
+    best = result.best
+    if best is None or result.requirement.extras:
+        return None, ""
+    for form in sorted(bundled_forms(best.release, matrix), key=sorted):
+        rows = pins_of_form(best.release, form, result.requirement.specifier, matrix)
+        spec = pinned_specifiers(rows[0].requires).get(name) if rows else None
+        if spec is not None and form:
+            return spec, ",".join(sorted(form))
+    return None, ""
+
+
+@record(frozen=True)
+class _LinePin:
+    """A line that is no framework, in the shape ``_together`` reads."""
+
+    located: LocatedRequirement
+
+
+def _together(a: Pin | _LinePin, b: Pin | _LinePin) -> bool:
     """Two requirements of one file are installed together unless they sit in different optional groups."""
     main = ("", "dependencies", "packages", "pip")
     ga, gb = a.located.group, b.located.group

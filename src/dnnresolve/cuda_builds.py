@@ -35,6 +35,12 @@ PLUGIN_MISMATCH = "plugin-mismatch"
 _PLUGINS = {"jax": ("jaxlib", re.compile(r"jax-cuda\d+-plugin"))}
 
 
+def is_cuda_plugin(package: str, name: str) -> bool:
+    """Whether ``name`` is a CUDA plugin package of the framework ``package`` (jax-cuda12-plugin of jax)."""
+    plugins = _PLUGINS.get(package, ("", None))[1]
+    return plugins is not None and plugins.fullmatch(canonicalize_name(name)) is not None
+
+
 @record(frozen=True)
 class BuildGap:
     package: str  # as installed
@@ -79,8 +85,8 @@ def build_gap(installed: InstalledPackage, runtime: Runtime, matrix: Matrix) -> 
     others = {canonicalize_name(p.name): p for p in runtime.packages}
     companion = next((others[a] for a in row.aliases if a in others), None)  # jaxlib beside jax
     cuda_companion = companion is not None and parse_build_tag(companion.version).is_cuda
-    core, plugins = _PLUGINS.get(name, ("", None))
-    plugin = next((p for n, p in others.items() if plugins is not None and plugins.fullmatch(n)), None)
+    core = _PLUGINS.get(name, ("", None))[0]
+    plugin = next((p for n, p in others.items() if is_cuda_plugin(name, n)), None)
     lib = others.get(core)
     cpu = row.recipe(None)
     if tag.kind == "cpu":
