@@ -48,6 +48,7 @@ class BuildGap:
     kind: str  # CPU_BUILD, NO_RUNTIME or PLUGIN_MISMATCH
     reason: str
     steps: tuple[Step, ...] = ()  # the pip steps that install the CUDA build of the same release
+    companion: str = ""  # the package installed with it whose state it shares (jaxlib beside jax)
 
     @property
     def commands(self) -> str:
@@ -116,7 +117,7 @@ def build_gap(installed: InstalledPackage, runtime: Runtime, matrix: Matrix) -> 
     if kind == CPU_BUILD and runtime.gpus:
         reason += f": the {runtime.gpus[0].name} goes unused"
     steps = tuple(cuda_build_steps(name, release, runtime, matrix))
-    return BuildGap(installed.name, installed.version, kind, reason, steps)
+    return BuildGap(installed.name, installed.version, kind, reason, steps, companion.name if companion else "")
 
 
 def cuda_build_steps(package: str, release: str, runtime: Runtime, matrix: Matrix) -> list[Step]:

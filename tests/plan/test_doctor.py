@@ -164,10 +164,10 @@ def test_doctor_names_a_cpu_build_on_a_machine_with_gpus(run_cli, tmp_path: Path
     assert gap["fix"] == "`python -m pip install 'jax[cuda12]==0.6.1'`"
     text = run_cli("doctor", "--root", str(root), env={"DNNRESOLVE_NVML": "0"}).stdout
     assert (
-        "CPU build: jax 0.6.1 is its CPU build (the plain jax, no CUDA plugin or CUDA build installed): "
+        "CPU build: jax 0.6.1 is its CPU build (jaxlib 0.6.1, no CUDA plugin or CUDA build installed): "
         "the NVIDIA RTX 5880 Ada Generation goes unused"
     ) in text
-    assert "ok jax==0.6.1" not in text
+    assert "ok jax==0.6.1" not in text and "ok jaxlib" not in text
     # with the CUDA plugin beside it, the GPU form is there
     _dist(
         root,

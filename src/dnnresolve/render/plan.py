@@ -200,7 +200,7 @@ def emit_doctor(
     if not plan.requirements:
         out.print("No GPU framework from the compatibility matrix is installed in this Python environment.")
         return
-    gapped = {canonicalize_name(g.package) for g in builds}
+    gapped = {canonicalize_name(n) for g in builds for n in (g.package, g.companion) if n}
     for g in builds:
         mark = {NO_RUNTIME: "[bold red]cannot run[/]", PLUGIN_MISMATCH: "[red]CUDA plugin[/]"}.get(
             g.kind, "[yellow]CPU build[/]"
