@@ -1,6 +1,6 @@
 """Installed frameworks that run without their CUDA build, and the planner's commands for it. Pure: no I/O.
 
-Three cases, each read from the installed packages' metadata and the matrix's install recipes:
+Four cases, each read from the installed packages' metadata and the matrix's install recipes:
 - a CPU build by its local version label (torch 2.1.0+cpu);
 - a release whose plain install is its CPU build (jax from 0.4.30: a CPU recipe without extras) installed
   without the CUDA plugin its GPU form adds (jax-cuda12-plugin), or a CUDA jaxlib;
@@ -8,8 +8,8 @@ Three cases, each read from the installed packages' metadata and the matrix's in
   without the companion that extra brings (jaxlib): it does not run at all;
 - a CUDA plugin of another release than the core library it is built with (jax-cuda12-plugin 0.5.0 beside
   jaxlib 0.4.35): it does not load, and the framework runs on the CPU.
-``doctor`` reports them; ``explain`` puts the command first for "Torch not compiled with CUDA enabled" and JAX's
-"CUDA-enabled jaxlib is not installed".
+``doctor`` reports them; ``explain`` puts the command first for its messages of kind no_cuda_build ("Torch not
+compiled with CUDA enabled", JAX's "CUDA-enabled jaxlib is not installed", a plugin's failed initialize).
 """
 
 from __future__ import annotations

@@ -19,13 +19,12 @@ PLANNED_KINDS = frozenset({"cudnn_version_mismatch", "cuda_version_mismatch", "d
 
 
 def installed_release(framework: str, runtime: Runtime, matrix: Matrix) -> InstalledPackage | None:
+    """The installed package of the framework: the one named as it is (jax rather than jaxlib), else the first
+    whose name starts so (paddlepaddle-gpu for paddle)."""
     prefixes = _PACKAGE_PREFIXES.get(framework, (framework,))
     known = set(matrix.packages())
-    for p in runtime.packages:
-        name = canonicalize_name(p.name)
-        if name in known and name.startswith(prefixes):
-            return p
-    return None
+    found = [p for p in runtime.packages if (n := canonicalize_name(p.name)) in known and n.startswith(prefixes)]
+    return next((p for p in found if canonicalize_name(p.name) in prefixes), found[0] if found else None)
 
 
 def planned_fixes(d: Diagnosis, runtime: Runtime, matrix: Matrix) -> list[str]:
