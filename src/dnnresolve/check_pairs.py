@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from packaging.specifiers import SpecifierSet
 
+from .cuda_builds import is_cuda_plugin
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import Runtime, WheelPins
@@ -109,7 +110,8 @@ def environment_wheels(
     each)."""
     out: Brought = {}
     for r in requirements:
-        if r.requirement is not None and r.origin == "pip" and (r.name.startswith("nvidia-") or "-cuda" in r.name):
+        wanted = r.name.startswith("nvidia-") or any(is_cuda_plugin(p.package, r.name) for p in pins)
+        if r.requirement is not None and r.origin == "pip" and wanted:
             out.setdefault(r.name, Wheel(r.requirement.specifier, str(r.requirement), r.where))
     for pin, result in zip(pins, results):
         if _pip_wheels(pin, memo.best_of(result)):
@@ -134,7 +136,7 @@ def wheel_line_findings(
     mine = located.requirement.specifier
     pinned = False
     for pin, result in zip(pins, results):
-        if not _pip_wheels(pin, memo.best_of(result)) or not _together(pin, _LinePin(located)):
+        if not _pip_wheels(pin, memo.best_of(result)) or not _together(pin.located, located):
             continue
         theirs = _pins_of(result, matrix).get(located.name)
         form = ""
@@ -172,25 +174,18 @@ def _form_pin(result: RequirementResult, name: str, matrix: Matrix) -> tuple[Spe
     best = result.best
     if best is None or result.requirement.extras:
         return None, ""
-    for form in sorted(bundled_forms(best.release, matrix), key=sorted):
+    for form in sorted((f for f in bundled_forms(best.release, matrix) if f), key=sorted):
         rows = pins_of_form(best.release, form, result.requirement.specifier, matrix)
         spec = pinned_specifiers(rows[0].requires).get(name) if rows else None
-        if spec is not None and form:
+        if spec is not None:
             return spec, ",".join(sorted(form))
     return None, ""
 
 
-@record(frozen=True)
-class _LinePin:
-    """A line that is no framework, in the shape ``_together`` reads."""
-
-    located: LocatedRequirement
-
-
-def _together(a: Pin | _LinePin, b: Pin | _LinePin) -> bool:
+def _together(a: LocatedRequirement, b: LocatedRequirement) -> bool:
     """Two requirements of one file are installed together unless they sit in different optional groups."""
     main = ("", "dependencies", "packages", "pip")
-    ga, gb = a.located.group, b.located.group
+    ga, gb = a.group, b.group
     return ga == gb or ga in main or gb in main or ga.startswith("-") or gb.startswith("-")
 
 
@@ -213,7 +208,7 @@ def pair_findings(
             continue
         for j in range(i + 1, len(pins)):
             a, b = pins[i], pins[j]
-            if not wheels[j] or not _together(a, b):
+            if not wheels[j] or not _together(a.located, b.located):
                 continue
             ra, rb = results[i], results[j]
             key = (id(ra), id(rb))
