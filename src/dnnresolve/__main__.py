@@ -1,3 +1,5 @@
-from dnnresolve.launcher import main
+import sys
 
-raise SystemExit(main())
+from dnnresolve.cli import main
+
+sys.exit(main())

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import __version__, observed
+from . import __version__
 from .errors import UserError
 
 if TYPE_CHECKING:
@@ -164,7 +164,6 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     from .query import matrix_query
     from .render import matrix as render
 
-    observed.cacheable()
     matrix = _load_matrix(args)
     result = matrix_query(matrix, args.spec, cuda=args.cuda, cudnn=args.cudnn, os_name=args.os)
     render.emit(result, as_json=args.json)
@@ -192,8 +191,6 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
 def _cmd_plan(args: argparse.Namespace) -> int:
     from .render import plan as render
 
-    if not args.verify:  # --verify asks the indexes: not an answer to keep
-        observed.cacheable()
     plan = _plan_from_args(args)
     if args.verify:
         from .verify import verify_plan
@@ -207,7 +204,6 @@ def _cmd_detect(args: argparse.Namespace) -> int:
     from .detect import detect_runtime
     from .render import detect as render
 
-    observed.cacheable()
     try:
         matrix: Matrix | None = _load_matrix(args)
     except UserError as exc:
@@ -228,7 +224,6 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     from .render import plan as render
     from .solve import Status, solve
 
-    observed.cacheable()
     matrix = _load_matrix(args)
     runtime = detect_runtime(root=args.root, matrix=matrix)
     requirements = installed_requirements(runtime, matrix)
@@ -267,8 +262,6 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     from .render import explain as render
     from .runtime_flags import runtime_for
 
-    if args.text and not args.file:  # not standard input, not a log that may grow: an answer to keep
-        observed.cacheable()
     matrix = _load_matrix(args)
     runtime = runtime_for(args, matrix)
     from .render.progress import byte_progress

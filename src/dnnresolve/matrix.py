@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from . import observed
 from .errors import MatrixError
 from .pkgname import canonicalize_name
 
@@ -29,7 +28,7 @@ def packaged_matrix_path() -> Path:
     """The matrix shipped in the wheel, or the source tree's copy when running from a checkout."""
     here = Path(__file__).resolve().parent
     shipped = here / "data" / "compat_matrix.toml"
-    if observed.stat(str(shipped)) is not None:
+    if shipped.is_file():
         return shipped
     return here.parents[1] / "data" / "compat_matrix.toml"
 
@@ -520,7 +519,6 @@ def load_matrix(path: str | Path | None = None) -> Matrix:
 
     p = Path(path) if path is not None else default_matrix_path()
     key = str(p)
-    observed.watch(key)  # what an answer is read from (answer_cache)
     if key in _CACHE:
         return _CACHE[key]
     digest = matrix_cache.file_key(p)

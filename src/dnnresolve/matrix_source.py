@@ -16,11 +16,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__, observed
+from . import __version__
 from .errors import MatrixError, UserError
 from .matrix import MATRIX_ENV, packaged_matrix_path
 from .records import record
@@ -96,8 +95,6 @@ def read_cache(directory: Path | None = None) -> tuple[CachedMatrix | None, str]
     """The cached matrix if there is a usable one, else (None, why not; "" when there is no cache)."""
     directory = directory or cache_dir()
     meta_path = directory / META_NAME
-    observed.watch(str(meta_path))  # an update fetched later is a new answer (answer_cache)
-    observed.watch(str(packaged_matrix_path()))  # its sha256 decides whether the update applies
     if not meta_path.exists():
         return None, ""
     try:
@@ -113,7 +110,6 @@ def read_cache(directory: Path | None = None) -> tuple[CachedMatrix | None, str]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return None, f"cached update ignored: unreadable {meta_path} ({exc})"
     recorded = meta.get("file_key")
-    observed.watch(str(entry.path))
     try:
         unchanged = bool(recorded) and recorded == _file_key(entry.path)
         actual = entry.sha256 if unchanged else sha256_file(entry.path)
@@ -196,7 +192,6 @@ def resolve_source(offline: bool, explicit: str | None, now: datetime | None = N
             return MatrixSource(packaged, "packaged", packaged_desc)
         else:
             age = entry.age_days(now)
-            observed.valid_until(time.time() + (int(age) + 1 - age) * 86400)  # "N days ago" changes then
             desc = f"cached update from {entry.url}, fetched {entry.fetched_at:%Y-%m-%d} ({_age_words(age)})"
             return MatrixSource(entry.path, "cache", desc, age_days=age, url=entry.url)
     return MatrixSource(packaged, "packaged", packaged_desc, note=problem)

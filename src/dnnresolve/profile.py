@@ -209,13 +209,10 @@ def runtime_from_json(data: Any, file: str) -> Runtime:
 def load_profile(path: str) -> Runtime:
     """Read a profile file (``--target FILE``)."""
     import json
-    import os
     from pathlib import Path
 
-    from . import observed
     from .sources.text import read_source, too_deep_line
 
-    observed.watch(os.path.abspath(path))  # what an answer is read from (answer_cache)
     text = read_source(Path(path), path, "a runtime profile")
     try:
         data = json.loads(text)

@@ -13,11 +13,9 @@ programs found under DIR's PATH directories.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TypeVar
 
-from .. import observed
 from ..errors import UserError
 from ..model import CudaInstall, CudnnInstall, Gpu, InstalledCode, InstalledPackage, Module, Runtime
 from ..pkgname import canonicalize_name
@@ -58,7 +56,7 @@ def detect_runtime(
     together); their probes do not run.
     """
     env = dict(os.environ if env is None else env)
-    if root is not None and not stat.S_ISDIR(getattr(observed.stat(root), "st_mode", 0)):
+    if root is not None and not os.path.isdir(root):
         raise UserError(f"--root {root}: not a directory")
     if run_programs is None:
         run_programs = root is None or env.get(ROOT_PROGRAMS_ENV) == "1"

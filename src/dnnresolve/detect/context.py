@@ -1,8 +1,7 @@
 """What every probe shares: the machine's files (under ``--root`` when given), its environment, the
 programs it may run (each with a timeout, concurrently, each command once), and the notes it leaves.
 
-Every file, directory and program a probe looks at goes through here, and is recorded (``observed``) with a
-signature, so that a kept answer is replayed only while the machine still looks the same (``answer_cache``).
+Detection reads the machine afresh on every run: nothing here is kept between commands.
 
 Paths handed around between probes are paths *on the target machine* (``/usr/local/cuda-8.0``);
 ``host()`` turns one into the path to open here (``DIR/usr/local/cuda-8.0`` under ``--root DIR``).
@@ -10,7 +9,6 @@ Paths handed around between probes are paths *on the target machine* (``/usr/loc
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import signal
 import stat
@@ -19,7 +17,6 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Generic, TypeVar
 
-from .. import observed
 from ..records import record
 
 T = TypeVar("T")
@@ -140,7 +137,6 @@ class ProbeContext:
     def read_text(self, path: str) -> str | None:
         """A small text file's content, or None when it is absent or unreadable."""
         host = self.host(path)
-        observed.watch(host)
         try:
             # O_NONBLOCK: a FIFO or a device in place of a version file must not hang the probe
             fd = os.open(host, os.O_RDONLY | os.O_NONBLOCK)
@@ -168,41 +164,36 @@ class ProbeContext:
         return b"".join(chunks).decode("utf-8", errors="replace")
 
     def exists(self, path: str) -> bool:
-        return observed.stat(self.host(path)) is not None
+        return _stat(self.host(path)) is not None
 
     def is_dir(self, path: str) -> bool:
-        st = observed.stat(self.host(path))
+        st = _stat(self.host(path))
         return st is not None and stat.S_ISDIR(st.st_mode)
 
     def is_file(self, path: str) -> bool:
-        st = observed.stat(self.host(path))
+        st = _stat(self.host(path))
         return st is not None and stat.S_ISREG(st.st_mode)
 
     def listdir(self, path: str) -> list[str]:
         host = self.host(path)
-        observed.watch(host)  # a directory's times change with its entries
         try:
             return sorted(os.listdir(host))
         except OSError:
             return []
 
     def walk(self, top: str) -> Iterable[tuple[str, list[str], list[str]]]:
-        """``os.walk`` of a target directory (host paths), each directory visited recorded; the caller may
-        prune ``dirnames`` in place, as with os.walk."""
-        observed.watch(self.host(top))  # absent included
-        for dirpath, dirnames, filenames in os.walk(self.host(top)):
-            observed.watch(dirpath)
-            yield dirpath, dirnames, filenames
+        """``os.walk`` of a target directory (host paths); the caller may prune ``dirnames`` in place."""
+        yield from os.walk(self.host(top))
 
     def glob(self, pattern: str) -> list[str]:
-        """Target paths matching a pattern of target paths, sorted (``glob.glob``'s rules, recorded)."""
-        return sorted(self.target(p) for p in _glob(self.host(pattern), dironly=False))
+        """Target paths matching a pattern of target paths, sorted (``glob.glob``'s rules)."""
+        import glob
+
+        return sorted(self.target(p) for p in glob.glob(self.host(pattern)))
 
     def realpath(self, path: str) -> str:
         """Symlinks resolved; under ``--root`` an absolute link target stays inside the copy."""
         if self.root is None:
-            if observed.recording():
-                self._resolve(path)  # only to record each link on the way
             return os.path.realpath(path)
         return self._resolve(path)
 
@@ -215,7 +206,7 @@ class ProbeContext:
             for i, part in enumerate(parts):
                 candidate = os.path.join(resolved, part)
                 link = self.host(candidate)
-                st = observed.lstat(link)
+                st = _lstat(link)
                 if st is not None and stat.S_ISLNK(st.st_mode):
                     try:
                         dest = os.readlink(link)
@@ -264,7 +255,6 @@ class ProbeContext:
         if not self.run_programs:
             return ProgramResult(argv, error="programs are not run under --root")
         env = {**self.env, "LC_ALL": "C", "LANG": "C"}
-        observed.watch(self.host(argv[0]))
         return _execute(argv, [self.host(argv[0]), *argv[1:]], env, self.timeout)
 
     def run_here(self, argv: Sequence[str]) -> ProgramResult:
@@ -300,46 +290,19 @@ def _execute(argv: tuple[str, ...], host_argv: list[str], env: dict[str, str], t
         except OSError:
             proc.kill()
         proc.communicate()
-        observed.forbid(f"{argv[0]} timed out")  # next time it may answer: nothing to keep
         return ProgramResult(argv, error=f"{os.path.basename(argv[0])} timed out after {timeout:g}s")
     return ProgramResult(argv, proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
 
-def _has_magic(text: str) -> bool:
-    return "*" in text or "?" in text or "[" in text
-
-
-def _glob(pattern: str, dironly: bool) -> list[str]:
-    """``glob.glob(pattern)`` (not recursive, hidden names only for a pattern starting with a dot), recording
-    every directory it lists and every literal name it checks, so that a file appearing later is noticed."""
-    dirname, basename = os.path.split(pattern)
-    if not _has_magic(pattern):
-        if basename:
-            return [pattern] if observed.lstat(pattern) is not None else []
-        st = observed.stat(dirname)
-        return [pattern] if st is not None and stat.S_ISDIR(st.st_mode) else []
-    dirs = _glob(dirname, dironly=True) if dirname != pattern and _has_magic(dirname) else [dirname]
-    found: list[str] = []
-    for d in dirs:
-        if _has_magic(basename):
-            observed.watch(d or os.curdir)
-            names = _names(d or os.curdir, dironly)
-            if not basename.startswith("."):
-                names = [n for n in names if not n.startswith(".")]
-            found += [os.path.join(d, n) for n in fnmatch.filter(names, basename)]
-        elif basename:
-            if observed.lstat(os.path.join(d, basename)) is not None:
-                found.append(os.path.join(d, basename))
-        else:
-            st = observed.stat(d)
-            if st is not None and stat.S_ISDIR(st.st_mode):
-                found.append(os.path.join(d, basename))
-    return found
-
-
-def _names(directory: str, dironly: bool) -> list[str]:
+def _stat(path: str) -> os.stat_result | None:
     try:
-        with os.scandir(directory) as entries:
-            return [e.name for e in entries if not dironly or e.is_dir()]
-    except OSError:
-        return []
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _lstat(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except (OSError, ValueError):
+        return None

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 
-from .. import observed
 from ..records import field, record
 from .context import ProbeContext, ProgramResult
 
@@ -54,7 +53,6 @@ def start(ctx: ProbeContext) -> None:
 
 
 def read_ld_cache(ctx: ProbeContext) -> LdCache:
-    observed.watch(ctx.host(LD_CACHE))  # what ldconfig -p prints
     cmd = _ldconfig_argv(ctx)
     if cmd is None:
         return LdCache()

@@ -10,10 +10,8 @@ from __future__ import annotations
 import ctypes
 import threading
 
-from .. import observed
 from ..records import field, record
 from .context import ProbeContext
-from .linker import LD_CACHE
 
 LIBRARY = "libnvidia-ml.so.1"
 WSL_LIBRARY = "/usr/lib/wsl/lib/libnvidia-ml.so.1"
@@ -45,7 +43,6 @@ def probe(ctx: ProbeContext) -> NvmlReport:
         return NvmlReport(failure="NVML: not used under --root")
     if ctx.env.get("DNNRESOLVE_NVML", "") == "0":
         return NvmlReport(failure="NVML: turned off by DNNRESOLVE_NVML=0")
-    observed.watch(LD_CACHE)  # where the loader finds libnvidia-ml (the driver's files: see driver.py)
     box: list[NvmlReport] = []
     worker = threading.Thread(target=lambda: box.append(_query()), name="dnnresolve-nvml", daemon=True)
     worker.start()

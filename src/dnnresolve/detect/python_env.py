@@ -14,7 +14,6 @@ import os
 import re
 import sys
 
-from .. import observed
 from ..pkgname import canonicalize_name
 from ..records import field, record
 from ..versions import PythonVersion, VersionError
@@ -101,9 +100,12 @@ def _is_this_environment(ctx: ProbeContext, exe: str) -> bool:
 
 
 def _same_file(a: str, b: str) -> bool:
-    """``os.path.samefile``, recorded (links followed: another interpreter put in its place is another file)."""
-    sa, sb = observed.stat(a), observed.stat(b)
-    return sa is not None and sb is not None and (sa.st_ino, sa.st_dev) == (sb.st_ino, sb.st_dev)
+    """``os.path.samefile`` (links followed: another interpreter put in its place is another file), False
+    when either is missing."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
 
 
 def _facts_here() -> str:
@@ -213,7 +215,6 @@ def _distributions(ctx: ProbeContext, site_dirs: list[str]) -> list[Distribution
     found: dict[str, Distribution] = {}
     for site in site_dirs:
         host = ctx.host(site)
-        observed.watch(host)  # a package installed or removed changes the directory
         try:
             entries = sorted(os.listdir(host))
         except OSError as exc:
@@ -232,7 +233,6 @@ def _distributions(ctx: ProbeContext, site_dirs: list[str]) -> list[Distribution
 
 
 def _requires_nvidia_text(path: str) -> bool:
-    observed.watch(path)
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read(_METADATA_LIMIT)
