@@ -77,6 +77,8 @@ def run_hostile(run_cli: Run, tmp_path: Path, project: Path, *args: str) -> str:
         (["explain", "--file", "binary-junk.log"], "binary-junk.log:1: not a text file"),
         (["check", "crlf.txt"], "crlf.txt:4: not a valid requirement 'tensorflow-gpu=1.0'"),
         (["check", "crlf-pyproject.toml"], "crlf-pyproject.toml:5: not a valid requirement 'torch=2'"),
+        (["matrix", "--matrix", "pyproject.toml"], "pyproject.toml:3: not valid TOML: nested too deeply"),
+        (["plan", "torch", "--no-detect", "--matrix", "pyproject.toml"], "pyproject.toml:3: not valid TOML: nested"),
     ],
 )
 def test_hostile_input_is_one_line_exit_2_nothing_written(
@@ -134,3 +136,33 @@ def test_a_version_of_thousands_of_digits(run_cli: Run, tmp_path: Path, project:
     for command in (["plan", f"torch=={huge}", "--no-detect"], ["matrix", f"torch>={huge}"]):
         line = run_hostile(run_cli, tmp_path, project, *command)
         assert line.startswith(f"dnnresolve {command[0]}: error: not a requirement: 'torch"), line
+
+
+def test_a_fifo_is_never_opened_for_reading(tmp_path: Path) -> None:
+    """A FIFO named like a requirement file, found in a directory or named on the command line, or given as the
+    matrix: refused at once (nothing writes to it, so opening it for reading would wait for ever)."""
+    import subprocess
+    import sys
+
+    project = tmp_path / "project"
+    project.mkdir()
+    os.mkfifo(project / "requirements.txt")
+    os.mkfifo(project / "matrix.toml")
+    (project / "requirements-gpu.txt").write_text("tensorflow-gpu==1.0.0\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DNNRESOLVE_")}
+    env.update(NO_COLOR="1", PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
+    env["DNNRESOLVE_CACHE_DIR"] = str(tmp_path / "cache")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "dnnresolve", *args]
+        return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=project, timeout=60)
+
+    r = run("check", "--no-detect", "--json")  # the directory: the FIFO is not one of its requirement files
+    assert r.returncode == 0 and json.loads(r.stdout)["files"] == ["requirements-gpu.txt"], r.stderr
+    r = run("check", "--no-detect", "requirements.txt")
+    assert r.returncode == 2 and r.stderr == (
+        "dnnresolve check: error: requirements.txt: not a regular file (a FIFO); not read\n"
+    )
+    r = run("matrix", "torch", "--matrix", "matrix.toml")
+    assert r.returncode == 2 and "matrix.toml: cannot read the compatibility matrix" in r.stderr
+    assert "not a regular file" in r.stderr and r.stderr.count("\n") == 1

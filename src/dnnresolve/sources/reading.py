@@ -88,7 +88,8 @@ def expand(patterns: Sequence[str]) -> list[Path]:
                 if os.path.isfile(m):
                     out.setdefault(os.path.normpath(m), Path(m))
         elif os.path.isdir(pattern):
-            found = sorted({f for p in _DIR_PATTERNS for f in glob.glob(os.path.join(pattern, p))})
+            # regular files only: a FIFO or device that happens to match is not opened (it could block the run)
+            found = sorted({f for p in _DIR_PATTERNS for f in glob.glob(os.path.join(pattern, p)) if os.path.isfile(f)})
             if not found:
                 raise UserError("no requirement files in this directory", pattern)
             for f in found:
