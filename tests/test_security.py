@@ -243,7 +243,10 @@ def test_no_command_writes_outside_the_cache_directory(run_cli: Run, tmp_path: P
 def test_the_cache_is_replaced_atomically_a_reader_never_sees_half_a_matrix(tmp_path: Path) -> None:
     """`update` writes a temporary file and renames it over the old one: a command reading the cache at the
     same moment sees the old matrix or the new one, whole, never a mixture or a truncated file."""
-    from dnnresolve.matrix_source import _atomic_write
+    from dnnresolve.cachedir import write_entry
+
+    def _atomic_write(target: Path, data: bytes) -> None:
+        write_entry(target.parent, target.name, data)
 
     target = tmp_path / "matrix.toml"
     versions = [bytes([65 + i]) * (8 * 2**20) for i in range(2)]  # 8 MiB each: a write takes a while

@@ -356,6 +356,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     debug = bool(getattr(args, "debug", False)) or os.environ.get("DNNRESOLVE_DEBUG") == "1"
+    from .cachedir import set_debug
+
+    set_debug(debug)
     from .render.redacting import redacted_output
 
     with redacted_output():

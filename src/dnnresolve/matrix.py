@@ -16,7 +16,7 @@ from .pkgname import canonicalize_name
 
 if TYPE_CHECKING:
     from .compat import DriverTable
-    from .matrix_cache import CachedRows
+    from .compiled import Compiled
     from .model import CudaFamily, CudaRelease, CudnnRelease, FrameworkRelease, GpuModel, WheelPins
     from .versions import CudaVersion, CudnnVersion, DriverVersion
 
@@ -78,7 +78,7 @@ class Matrix:
         gpus: list[GpuModel] | None = None,
     ) -> None:
         self.path = path
-        self._rows: CachedRows | None = None
+        self._rows: Compiled | None = None
         self._built: dict[str, list[Any]] = {}
         given = (frameworks, wheel_pins, cuda, cuda_families, cudnn, gpus)
         for attr, value in zip(_TABLE_OF, given):
@@ -91,7 +91,7 @@ class Matrix:
         self._cuda_rows: dict[CudaVersion, CudaRelease | None] = {}
 
     @classmethod
-    def from_rows(cls, path: str, rows: CachedRows) -> Matrix:
+    def from_rows(cls, path: str, rows: Compiled) -> Matrix:
         """A matrix over validated rows (see ``cached_rows``), built into model objects on demand."""
         m = cls(path)
         m._built = {}
@@ -99,7 +99,7 @@ class Matrix:
         return m
 
     @property
-    def _cached(self) -> CachedRows:
+    def _cached(self) -> Compiled:
         assert self._rows is not None, "a matrix built from objects has every table built"
         return self._rows
 
@@ -118,7 +118,7 @@ class Matrix:
 
         key = (table, package or "")
         if key not in self._plain:
-            blob = self._cached.table(table) if package is None else self._cached.package(table, package)
+            blob = self._cached.blob(f"tables/{table}" if package is None else f"packages/{table}/{package}")
             self._plain[key] = marshal.loads(blob) if blob is not None else []
         return self._plain[key]
 
@@ -177,7 +177,7 @@ class Matrix:
         """Every package name and alias the matrix knows, in file order (computed once)."""
         if self._names is None:
             if "frameworks" not in self._built:
-                self._names = list(self._cached.names)
+                self._names = list(self._cached.meta["names"])
             else:
                 seen: dict[str, None] = {}
                 for f in self.frameworks:
@@ -233,7 +233,7 @@ class Matrix:
 
         built: FrameworkRelease | None = self._one_built.get(("framework", i))
         if built is None:
-            blob = self._cached.package("framework_row", str(i))
+            blob = self._cached.blob(f"packages/framework_row/{i}")
             if blob is None:
                 raise MatrixError(f"matrix cache: row {i} missing", self.path)
             _, line, d = marshal.loads(blob)
@@ -365,7 +365,7 @@ class Matrix:
     def _gpu_unbuilt(self, key: str) -> GpuModel | None:
         """``gpu`` over the cached key index: only the GPU found becomes a model object."""
 
-        keys = self._cached.gpu_keys
+        keys = self._cached.meta["gpu_keys"]
         position = keys.get(key)
         if position is None:
             best_len = 0
@@ -462,9 +462,12 @@ def _validate(text: str, path: str) -> tuple[Matrix, dict[str, list[tuple[int, i
     return matrix, raw
 
 
-def cached_rows(matrix: Matrix, raw: dict[str, list[tuple[int, int, Any]]]) -> dict[str, Any]:
-    """What the matrix cache keeps: each table, and each package's framework and wheel_pins rows, marshalled."""
-    import marshal
+def compiled_form(
+    matrix: Matrix, raw: dict[str, list[tuple[int, int, Any]]]
+) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """What a compiled matrix holds (see ``compiled``): blobs of each table, of each package's framework and
+    wheel_pins rows, of each framework row; and, read at once, the package names and the GPU name keys."""
+    from .compiled import dumps
 
     per_package: dict[str, dict[str, list[tuple[int, int, Any]]]] = {"framework": {}, "wheel_pins": {}}
     for f, r in zip(matrix.frameworks, raw["framework"]):
@@ -476,19 +479,15 @@ def cached_rows(matrix: Matrix, raw: dict[str, list[tuple[int, int, Any]]]) -> d
     for position, g in enumerate(matrix.gpus):
         for n in (g.name, *g.aliases):
             gpu_keys.setdefault(gpu_key(n), position)
-    packages = {t: {n: marshal.dumps(rows) for n, rows in d.items()} for t, d in per_package.items()}
+    blobs = {f"tables/{t}": dumps(rows) for t, rows in raw.items()}
+    for t, d in per_package.items():
+        blobs.update({f"packages/{t}/{n}": dumps(rows) for n, rows in d.items()})
     # a lookup reads one package's (index, version, covers, os) and then only the rows it returns
-    packages["framework_index"] = {
-        n: marshal.dumps([(i, d["version"], d.get("covers", ""), d["os"]) for i, _, d in rows])
-        for n, rows in per_package["framework"].items()
-    }
-    packages["framework_row"] = {str(i): marshal.dumps((i, line, d)) for i, line, d in raw["framework"]}
-    return {
-        "tables": {t: marshal.dumps(rows) for t, rows in raw.items()},
-        "packages": packages,
-        "names": matrix.packages(),
-        "gpu_keys": gpu_keys,
-    }
+    for n, rows in per_package["framework"].items():
+        index = [(i, d["version"], d.get("covers", ""), d["os"]) for i, _, d in rows]
+        blobs[f"packages/framework_index/{n}"] = dumps(index)
+    blobs.update({f"packages/framework_row/{i}": dumps((i, line, d)) for i, line, d in raw["framework"]})
+    return blobs, {"names": matrix.packages(), "gpu_keys": gpu_keys}
 
 
 def _check_overlaps(matrix: Matrix) -> None:
@@ -510,38 +509,58 @@ def _check_overlaps(matrix: Matrix) -> None:
 _CACHE: dict[str, Matrix] = {}
 
 
-def load_matrix(path: str | Path | None = None) -> Matrix:
-    """Load (once per process) and validate the matrix at ``path``, by default the packaged one.
-
-    Rows validated once are kept in the matrix cache (see ``matrix_cache``), keyed by the file's identity.
-    """
-    from . import matrix_cache
+def load_matrix(path: str | Path | None = None, data: bytes | None = None) -> Matrix:
+    """Load (once per process) and validate the matrix at ``path``, by default the packaged one: from its
+    compiled form when there is one for these bytes (see ``compiled``), else parsed, validated and compiled.
+    ``data``: the file's bytes, when the caller has read them already."""
+    from . import compiled
 
     p = Path(path) if path is not None else default_matrix_path()
     key = str(p)
     if key in _CACHE:
         return _CACHE[key]
-    digest = matrix_cache.file_key(p)
-    rows = matrix_cache.read(digest) if digest is not None else None
+    data, content = keyed_bytes(p, data)
+    rows = compiled.load("matrix", p, content)
     if rows is not None:
         matrix = Matrix.from_rows(str(p), rows)
     else:
-        try:
-            with p.open("rb") as f:
-                data = f.read(MATRIX_MAX_BYTES + 1)
-        except FileNotFoundError as exc:
-            raise MatrixError("compatibility matrix not found (is the package installed correctly?)", str(p)) from exc
-        except OSError as exc:
-            raise MatrixError(f"cannot read the compatibility matrix: {exc}", str(p)) from exc
-        if len(data) > MATRIX_MAX_BYTES:
-            raise MatrixError(f"larger than {MATRIX_MAX_BYTES >> 20} MiB: not a compatibility matrix", str(p))
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
-            raise MatrixError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", str(p), line) from exc
-        matrix, raw = _validate(text, str(p))
-        if digest is not None:
-            matrix_cache.write(digest, cached_rows(matrix, raw))
+        matrix, raw = _validate(_decode(data, str(p)), str(p))
+        compiled.store("matrix", content, *compiled_form(matrix, raw))
     _CACHE[key] = matrix
     return matrix
+
+
+def compile_matrix(data: bytes, path: str) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """The compiled form of a matrix file's bytes (for the wheel's build and for ``update``); MatrixError if invalid."""
+    return compiled_form(*_validate(_decode(data, path), path))
+
+
+def keyed_bytes(p: Path, data: bytes | None = None) -> tuple[bytes, str]:
+    """A matrix file's bytes (``data`` when already read) and their content key (``compiled.source_key``)."""
+    from .compiled import source_key
+
+    data = read_matrix_bytes(p) if data is None else data
+    return data, source_key(data)
+
+
+def read_matrix_bytes(p: Path) -> bytes:
+    """A matrix file's bytes: a regular file (a FIFO is refused, not waited on), at most ``MATRIX_MAX_BYTES``."""
+    from .compiled import read_regular
+
+    try:
+        data = read_regular(p, MATRIX_MAX_BYTES)
+    except FileNotFoundError as exc:
+        raise MatrixError("compatibility matrix not found (is the package installed correctly?)", str(p)) from exc
+    except OSError as exc:
+        raise MatrixError(f"cannot read the compatibility matrix: {exc.strerror or exc}", str(p)) from exc
+    if len(data) > MATRIX_MAX_BYTES:
+        raise MatrixError(f"larger than {MATRIX_MAX_BYTES >> 20} MiB: not a compatibility matrix", str(p))
+    return data
+
+
+def _decode(data: bytes, path: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise MatrixError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", path, line) from exc

@@ -1,46 +1,39 @@
 """Which compatibility matrix a command uses: an explicit file, a cached update, or the packaged one.
 
-The cache (written by ``dnnresolve update``) lives in ``platformdirs.user_cache_dir("dnnresolve")``, or in
-``$DNNRESOLVE_CACHE_DIR``. It holds ``matrix-<sha>.toml`` and ``matrix.json``: url, sha256, fetched_at, the
-file's name and the sha256 of the packaged matrix at fetch time. Replacing ``matrix.json`` is the one step
-that commits an update, so a crash never leaves a half-written cache in use.
+The cache (written by ``dnnresolve update``) lives in the user cache directory (``cachedir``: private, checked,
+never followed through a symlink). It holds ``matrix-<sha>.toml``, its compiled form (``compiled``) and
+``matrix.json``: url, sha256, fetched_at, the file's name, and the content keys of the file and of the packaged
+matrix at fetch time. Replacing ``matrix.json`` is the one step that commits an update, so a crash never leaves a
+half-written cache in use.
 
 Rule: ``--matrix FILE`` (or ``$DNNRESOLVE_MATRIX``) wins; ``--offline`` means the packaged matrix; otherwise a
-valid cache wins. Valid: the metadata parses, the file's sha256 matches it, the file passes the schema, and
-the packaged matrix is the same one as when the cache was fetched (after an upgrade of dnnresolve the
-packaged matrix may be the newer one, so the cache is set aside until the next ``update``).
+valid cache wins. Valid: the metadata parses, the file's content is what was fetched, the file passes the
+schema, and the packaged matrix is the same one as when the cache was fetched (after an upgrade of dnnresolve
+the packaged matrix may be the newer one, so the cache is set aside until the next ``update``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
+from . import __version__, cachedir
 from .errors import MatrixError, UserError
-from .matrix import MATRIX_ENV, packaged_matrix_path
+from .matrix import MATRIX_ENV, MATRIX_MAX_BYTES, keyed_bytes, packaged_matrix_path
 from .records import record
 
 if TYPE_CHECKING:
     from datetime import datetime
 
 META_NAME = "matrix.json"
+META_MAX_BYTES = 1 << 20
 
 
-def cache_dir() -> Path:
-    """$DNNRESOLVE_CACHE_DIR, else the user cache directory (``matrix_cache.user_cache_dir``)."""
-    from .matrix_cache import user_cache_dir
-
-    return user_cache_dir()
-
-
-def _file_key(path: Path) -> str:
-    from .matrix_cache import file_key
-
-    return file_key(path) or ""
+def cache_dir(create: bool = False) -> Path | None:
+    """The user cache directory, checked (see ``cachedir``); None when there is no usable one."""
+    return cachedir.directory(create=create)
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -60,7 +53,8 @@ class CachedMatrix:
     sha256: str
     fetched_at: datetime
     packaged_sha256: str
-    packaged_key: str = ""  # the packaged matrix's file identity when ``packaged_sha256`` was taken
+    source_key: str = ""  # the file's content key (``compiled.source_key``) when it was fetched
+    packaged_key: str = ""  # the packaged matrix's content key then
 
     def age_days(self, now: datetime | None = None) -> float:
         from datetime import datetime, timezone
@@ -93,34 +87,37 @@ class MatrixSource:
 
 def read_cache(directory: Path | None = None) -> tuple[CachedMatrix | None, str]:
     """The cached matrix if there is a usable one, else (None, why not; "" when there is no cache)."""
-    directory = directory or cache_dir()
-    meta_path = directory / META_NAME
-    if not meta_path.exists():
+    directory = directory if directory is not None else cache_dir()
+    if directory is None:
         return None, ""
+    meta_path = directory / META_NAME
+    if not os.path.lexists(meta_path):
+        return None, ""
+    raw = cachedir.read_entry(meta_path, META_MAX_BYTES)
+    if raw is None:
+        return None, f"cached update ignored: {meta_path} is not a private file of this user's (--debug says why)"
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = json.loads(raw.decode("utf-8"))
         entry = CachedMatrix(
             path=directory / Path(str(meta["file"])).name,
             url=str(meta["url"]),
             sha256=str(meta["sha256"]).lower(),
             fetched_at=_parse_time(str(meta["fetched_at"])),
             packaged_sha256=str(meta.get("packaged_sha256", "")),
+            source_key=str(meta.get("source_key") or ""),
             packaged_key=str(meta.get("packaged_key") or ""),
         )
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         return None, f"cached update ignored: unreadable {meta_path} ({exc})"
-    recorded = meta.get("file_key")
-    try:
-        unchanged = bool(recorded) and recorded == _file_key(entry.path)
-        actual = entry.sha256 if unchanged else sha256_file(entry.path)
-    except OSError:
-        return None, f"cached update ignored: {entry.path} is missing"
-    if actual != entry.sha256:
-        return None, f"cached update ignored: {entry.path} does not match its recorded sha256"
+    data = cachedir.read_entry(entry.path, MATRIX_MAX_BYTES)
+    if data is None:
+        return None, f"cached update ignored: {entry.path} is missing or not a private file of this user's"
+    if not entry.source_key or keyed_bytes(entry.path, data)[1] != entry.source_key:
+        return None, f"cached update ignored: {entry.path} does not match its recorded sha256 (it changed since)"
     from .matrix import load_matrix
 
     try:
-        load_matrix(entry.path)
+        load_matrix(entry.path, data)
     except MatrixError as exc:
         return None, f"cached update ignored: {exc}"
     return entry, ""
@@ -129,13 +126,22 @@ def read_cache(directory: Path | None = None) -> tuple[CachedMatrix | None, str]
 def write_cache(
     data: bytes, url: str, fetched_at: datetime, packaged_sha256: str, directory: Path | None = None
 ) -> CachedMatrix:
-    """Store an already verified matrix. Each file is written to a temporary name and renamed into place."""
-    directory = directory or cache_dir()
+    """Store an already verified matrix and its compiled form. Each file is written whole under a temporary
+    name and renamed into place; the metadata last."""
+    from . import compiled
+    from .matrix import compile_matrix
+
+    directory = directory if directory is not None else cache_dir(create=True)
+    if directory is None:
+        raise UserError("cannot write the matrix cache: no private cache directory (run with --debug for why)")
     sha = sha256_bytes(data)
+    name = f"matrix-{sha[:16]}.toml"
+    key = compiled.source_key(data)
+    packaged = packaged_matrix_path()
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        name = f"matrix-{sha[:16]}.toml"
-        _atomic_write(directory / name, data)
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        target = cachedir.write_entry(directory, name, data)
+        compiled.store("matrix", key, *compile_matrix(data, str(target)))
         meta = {
             "url": url,
             "sha256": sha,
@@ -143,24 +149,24 @@ def write_cache(
             "file": name,
             "packaged_sha256": packaged_sha256,
             "dnnresolve": __version__,
-            # the files' identities when their hashes were known: a start-up need not hash them again
-            "file_key": _file_key(directory / name),
-            "packaged_key": _file_key(packaged_matrix_path()),
+            "source_key": key,
+            "packaged_key": keyed_bytes(packaged)[1],
         }
-        _atomic_write(directory / META_NAME, (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
+        cachedir.write_entry(directory, META_NAME, (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
     except OSError as exc:
         raise UserError(f"cannot write the matrix cache: {exc}", str(directory)) from exc
     _remove_stale(directory, keep=name)
-    return CachedMatrix(directory / name, url, sha, fetched_at, packaged_sha256)
+    return CachedMatrix(directory / name, url, sha, fetched_at, packaged_sha256, key)
 
 
 def clear_cache(directory: Path | None = None) -> bool:
     """Remove a cached update (metadata first, so a crash halfway leaves no cache in use). True if one existed."""
-    directory = directory or cache_dir()
+    directory = directory if directory is not None else cache_dir()
+    if directory is None:
+        return False
     meta = directory / META_NAME
-    existed = meta.exists()
-    with contextlib.suppress(OSError):
-        meta.unlink()
+    existed = os.path.lexists(meta)
+    cachedir.remove(meta)
     _remove_stale(directory, keep=None)
     return existed
 
@@ -179,16 +185,15 @@ def resolve_source(offline: bool, explicit: str | None, now: datetime | None = N
     entry, problem = read_cache()
     if entry is not None:
         try:
-            same_file = bool(entry.packaged_key) and entry.packaged_key == _file_key(packaged)
-            packaged_sha = entry.packaged_sha256 if same_file else sha256_file(packaged)
-        except OSError:
-            packaged_sha = ""
-        if entry.packaged_sha256 and packaged_sha and entry.packaged_sha256 != packaged_sha:
+            packaged_key = keyed_bytes(packaged)[1]
+        except MatrixError:
+            packaged_key = ""
+        if entry.packaged_key and packaged_key and entry.packaged_key != packaged_key:
             problem = (
                 "cached update ignored: dnnresolve's packaged matrix changed since it was fetched "
                 "(run 'dnnresolve update' to refresh it)"
             )
-        elif entry.sha256 == packaged_sha:
+        elif entry.source_key == packaged_key:
             return MatrixSource(packaged, "packaged", packaged_desc)
         else:
             age = entry.age_days(now)
@@ -223,24 +228,5 @@ def _utc() -> Any:
     return timezone.utc
 
 
-def _atomic_write(target: Path, data: bytes) -> None:
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix="-" + target.name)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _remove_stale(directory: Path, keep: str | None) -> None:
-    for old in directory.glob("matrix-*.toml"):
-        if old.name != keep:
-            with contextlib.suppress(OSError):
-                old.unlink()
+    cachedir.prune(directory, "matrix-", 0, protect=frozenset({keep} if keep else ()))

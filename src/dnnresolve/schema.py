@@ -71,7 +71,13 @@ def toml_loads(text: str) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover - exercised on old Pythons only
         import tomli as tomllib  # type: ignore[no-redef,unused-ignore]
-    doc: dict[str, Any] = tomllib.loads(text)
+    try:
+        doc: dict[str, Any] = tomllib.loads(text)
+    except RecursionError:  # brackets nested thousands deep: say where, as the parser's own errors do
+        from .sources.text import too_deep_line
+
+        line = too_deep_line(text)
+        raise ValueError("nested too deeply" + (f" (at line {line})" if line else "")) from None
     return doc
 
 

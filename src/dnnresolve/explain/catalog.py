@@ -164,27 +164,56 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     return _CACHE[key]
 
 
+CATALOG_MAX_BYTES = 16 << 20
+
+
+def _read_bytes(p: Path) -> bytes:
+    from ..compiled import read_regular
+
+    try:
+        data = read_regular(p, CATALOG_MAX_BYTES)
+    except OSError as exc:
+        raise CatalogError(f"cannot read the error catalog: {exc.strerror or exc}", str(p)) from exc
+    if len(data) > CATALOG_MAX_BYTES:
+        raise CatalogError(f"larger than {CATALOG_MAX_BYTES >> 20} MiB: not an error catalog", str(p))
+    return data
+
+
 def _read(p: Path) -> str:
     try:
-        return p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        return _read_bytes(p).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
 
 
 def _load_packaged(p: Path) -> Catalog:
-    """The packaged catalog: from its cached parse when the file is unchanged, else read, parsed and cached.
-    Its regexes compile on first use (the test suite compiles every one)."""
-    from ..doc_cache import read_document, write_document
+    """The packaged catalog: from its compiled form when there is one for these bytes (see ``compiled``), else
+    read, parsed and compiled. Its regexes compile on first use (the test suite compiles every one)."""
+    from .. import compiled
 
-    doc = read_document("catalog", p)
-    if doc is not None:
-        with contextlib.suppress(CatalogError):  # a cache this code cannot read: parse the file instead
+    data = _read_bytes(p)
+    key = compiled.source_key(data)
+    found = compiled.load("catalog", p, key)
+    doc = found.load("doc") if found is not None else None
+    if isinstance(doc, dict):
+        with contextlib.suppress(CatalogError):  # a compiled form this code cannot read: parse the file instead
             return catalog_from_document(doc, {}, str(p), compile_now=False)
-    text = _read(p)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
     doc = _toml(text, str(p))
     catalog = catalog_from_document(doc, _header_lines(text), str(p), compile_now=False)
-    write_document("catalog", p, doc)
+    compiled.store("catalog", key, {"doc": compiled.dumps(doc)}, {})
     return catalog
+
+
+def compile_catalog(data: bytes, path: str) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """The compiled form of a catalog file's bytes (for the wheel's build); CatalogError if invalid."""
+    from ..compiled import dumps
+
+    parse_catalog(data.decode("utf-8"), path)
+    return {"doc": dumps(_toml(data.decode("utf-8"), path))}, {}
 
 
 def parse_catalog(text: str, path: str = "error_catalog.toml", compile_now: bool = True) -> Catalog:
