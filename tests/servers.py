@@ -5,8 +5,10 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import io
 import socket
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,6 +23,8 @@ class Reply:
     content_type: str = "application/octet-stream"
     declared_length: int | None = None  # a Content-Length that lies: the connection closes early
     headers: dict[str, str] = field(default_factory=dict)
+    trickle_s: float = 0.0  # send the body one byte at a time, this many seconds apart
+    trickle_headers: bool = False  # trickle the status line and headers too
 
 
 @dataclass
@@ -54,6 +58,10 @@ def serve(routes: dict[str, Reply] | None = None) -> Iterator[LocalServer]:
             path = self.path.split("?", 1)[0]
             state.seen.append((path, dict(self.headers.items())))
             reply = state.routes.get(path, Reply(b"not found", 404, "text/plain"))
+            if reply.trickle_headers:
+                head = f"HTTP/1.1 {reply.status} OK\r\nContent-Length: {len(reply.body)}\r\n\r\n"
+                _trickle(self.wfile, head.encode() + reply.body, reply.trickle_s)
+                return
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
             for key, value in reply.headers.items():
@@ -64,13 +72,65 @@ def serve(routes: dict[str, Reply] | None = None) -> Iterator[LocalServer]:
                 self.send_header("Connection", "close")
                 self.close_connection = True
             self.end_headers()
-            self.wfile.write(reply.body)
+            if reply.trickle_s:
+                _trickle(self.wfile, reply.body, reply.trickle_s)
+            else:
+                self.wfile.write(reply.body)
 
         def log_message(self, format: str, *args: object) -> None:  # keep test output clean
             pass
 
     server = _Server(("127.0.0.1", 0), Handler)
     state.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _trickle(out: io.BufferedIOBase, data: bytes, every_s: float) -> None:
+    """One byte at a time: each read the client makes gets something well within any read timeout."""
+    for i in range(len(data)):
+        out.write(data[i : i + 1])
+        out.flush()
+        time.sleep(every_s)
+
+
+@dataclass
+class Proxy:
+    url: str = ""
+    contacts: list[str] = field(default_factory=list)  # "METHOD target" of every request it was sent
+
+
+@contextlib.contextmanager
+def proxy_server(status: int = 502) -> Iterator[Proxy]:
+    """An HTTP proxy on 127.0.0.1 that answers ``status`` to everything (GET and CONNECT alike) and records
+    that it was asked. Yields it; ``url`` is its address."""
+    state = Proxy()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _refuse(self) -> None:
+            state.contacts.append(f"{self.command} {self.path}")
+            body = b"proxy says no"
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.close_connection = True
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_HEAD = do_POST = do_CONNECT = _refuse
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = _Server(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from dnnresolve.index import check_wheel, expand_platform, parse_python, wheel_exists
+from dnnresolve.net import Deadline
+from dnnresolve.verify import WheelQuery, index_checker
 
-from .servers import LocalServer, Reply, make_wheel, serve, silent_server
+from .servers import LocalServer, Reply, make_wheel, proxy_server, serve, silent_server
 
 PLAT = "manylinux_2_17_x86_64.manylinux2014_x86_64"
 WHEELS = {  # index path -> (project, version, tag)
@@ -187,3 +190,84 @@ def test_platform_expansion() -> None:
     assert expand_platform("win_amd64") == ["win_amd64"]
     assert "macosx_10_9_x86_64" in expand_platform("macosx_11_0_x86_64")
     assert parse_python("cp311") == parse_python("3.11") == (3, 11)
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+def set_proxies(monkeypatch: pytest.MonkeyPatch, proxy: str) -> None:
+    for name in PROXY_VARIABLES:
+        monkeypatch.setenv(name, proxy)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+
+
+def test_a_loopback_index_is_never_asked_through_a_proxy(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with proxy_server(502) as proxy, serve(build_index(tmp_path)) as srv:
+        set_proxies(monkeypatch, proxy.url)
+        check = check_wheel(srv.url("/simple"), "tinypkg", "1.0", "3.11", None)
+        links = wheel_exists(
+            srv.url("/links.html").replace("127.0.0.1", "localhost"), "tinypkg", "1.0", None, None, True
+        )
+    assert check.exists is True and links is True, check.note
+    assert proxy.contacts == []
+
+
+def test_an_index_error_from_a_proxy_names_the_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Another host goes through the proxy, as the environment says; the proxy answers itself (nothing leaves
+    # 127.0.0.1). Its 502 is the proxy's, not the index's.
+    with proxy_server(502) as proxy:
+        address = proxy.url.removeprefix("http://")
+        set_proxies(monkeypatch, f"http://pxuser:pxsecret@{address}")
+        check = check_wheel("http://pypi.invalid/simple", "tinypkg", "1.0", None, None)
+    assert proxy.contacts == ["GET http://pypi.invalid/simple/tinypkg/"]
+    assert check.exists is None
+    assert f"HTTP 502 Bad Gateway for http://pypi.invalid/simple/tinypkg/ through the proxy {address} (http_proxy)" in (
+        check.note
+    )
+    assert "pxsecret" not in check.note and "pxuser" not in check.note
+
+
+def trickling_index(tmp_path: Path) -> dict[str, Reply]:
+    routes = build_index(tmp_path)
+    for page in ("/simple/tinypkg/", "/simple/fastpkg/"):
+        routes[page].trickle_s = 0.5
+    return routes
+
+
+def test_a_trickling_index_meets_the_deadline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("DNNRESOLVE_HTTP_DEADLINE", "1")
+    with serve(trickling_index(tmp_path)) as srv:
+        start = time.monotonic()
+        check = check_wheel(srv.url("/simple"), "tinypkg", "1.0", None, None)
+        assert time.monotonic() - start < 10  # the page alone takes minutes at this rate
+    assert check.exists is None
+    assert check.note.startswith(
+        f"could not read the index: the download took longer than 1 s; gave up while reading {check.page}"
+    )
+
+
+def test_plan_verify_checks_share_one_deadline(tmp_path: Path) -> None:
+    # once the checks' deadline has passed, the remaining ones give up without asking the index
+    Check = Callable[[WheelQuery], "tuple[bool | None, str]"]
+    with serve(trickling_index(tmp_path)) as srv:
+        check: Check = index_checker(Deadline.start(1.0, "checking the index"))
+        first = check(WheelQuery(srv.url("/simple"), "tinypkg", "1.0", None, None))
+        second = check(WheelQuery(srv.url("/simple"), "fastpkg", "2.1.0", None, None))
+    assert first[0] is None and "checking the index took longer than 1 s; gave up while reading" in first[1]
+    assert second[0] is None and "gave up before reading" in second[1]
+    assert [path for path, _ in srv.seen] == ["/simple/tinypkg/"]
+
+
+def test_plan_verify_with_proxies_set_reads_a_loopback_index_directly(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    wheel = make_wheel(tmp_path, "tensorflow-gpu", "1.0.0", "cp36-cp36m-manylinux1_x86_64")
+    page = f'<a href="../../files/{wheel.name}">{wheel.name}</a>'.encode()
+    routes = {"/simple/tensorflow-gpu/": Reply(page, content_type="text/html")}
+    target = ("--no-detect", "--python", "3.11", "--cuda", "8.0", "--cudnn", "5.1.10", "--driver", "375.26")
+    with proxy_server(502) as proxy, serve(routes) as srv:
+        env = {name: proxy.url for name in PROXY_VARIABLES}
+        env.update({"NO_PROXY": "", "no_proxy": "", "PIP_INDEX_URL": srv.url("/simple/")})
+        r = run_cli("plan", "tensorflow-gpu==1.0", *target, "--gpu", "K20m", "--verify", "--json", env=env)
+    notes = [n for o in json.loads(r.stdout)["requirements"][0]["options"] for n in o["notes"]]
+    assert any(n.startswith("verified: a wheel of tensorflow-gpu==1.0.0") for n in notes), notes
+    assert proxy.contacts == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +19,8 @@ from dnnresolve.credentials import redact
 from dnnresolve.matrix import packaged_matrix_path
 from dnnresolve.remote import parse_checksum
 
-from .servers import Reply, serve, silent_server
+from .conftest import REPO
+from .servers import Reply, proxy_server, serve, silent_server
 
 PACKAGED = packaged_matrix_path().read_bytes()
 NEWER_ROW = b"""
@@ -282,3 +285,81 @@ def test_a_cached_update_edited_in_place_is_still_caught(run_cli: Run, cache: Pa
     assert (cached.stat().st_ino, cached.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     versions, stderr = versions_listed(run_cli)
     assert versions == [] and "does not match its recorded sha256" in stderr
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+def through(proxy: str) -> dict[str, str]:
+    """Every proxy variable set to ``proxy``, and nothing exempt from it (run_cli exempts loopback by default)."""
+    return {**{name: proxy for name in PROXY_VARIABLES}, "NO_PROXY": "", "no_proxy": ""}
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_loopback_update_never_goes_through_a_proxy(run_cli: Run, cache: Path, host: str) -> None:
+    # issue #26: with HTTP(S)_PROXY set and no NO_PROXY, a local mirror was asked through the proxy, whose 502
+    # was then reported as the mirror's own answer
+    with proxy_server(502) as proxy, serve(routes(NEWER)) as srv:
+        r = run_cli("update", "--url", srv.url(MATRIX_PATH).replace("127.0.0.1", host), env=through(proxy.url))
+    assert r.returncode == 0, r.stderr
+    assert proxy.contacts == []
+    assert [path for path, _ in srv.seen] == [MATRIX_PATH + ".sha256", MATRIX_PATH]
+    assert json.loads((cache / "matrix.json").read_text())["sha256"] == sha(NEWER)
+
+
+def test_an_error_from_a_proxy_names_the_proxy_not_the_url(run_cli: Run) -> None:
+    # A host that is not this machine goes through the proxy as the environment says; the proxy is on
+    # 127.0.0.1 and answers itself, so nothing leaves the machine (.invalid names never resolve).
+    with proxy_server(502) as proxy:
+        address = proxy.url.removeprefix("http://")
+        r = run_cli(
+            "update",
+            "--url",
+            "https://matrix.invalid/compat_matrix.toml",
+            env=through(f"http://pxuser:pxsecret@{address}"),
+        )
+    assert proxy.contacts == ["CONNECT matrix.invalid:443"]
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert f"the proxy {address} (https_proxy) refused to reach https://matrix.invalid/compat_matrix.toml.sha256" in (
+        r.stderr
+    )
+    assert "502 Bad Gateway" in r.stderr
+    assert "pxsecret" not in r.stderr and "pxuser" not in r.stderr
+
+
+def run_bounded(
+    tmp_path: Path, *args: str, env: dict[str, str], timeout: float = 20
+) -> subprocess.CompletedProcess[str]:
+    """run_cli with a short bound on the wait: the fault here is a command that does not end."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("DNNRESOLVE_")}
+    full_env.update({"NO_COLOR": "1", "PYTHONPATH": str(REPO / "src"), "NO_PROXY": "127.0.0.1,localhost,::1"})
+    full_env.update({"DNNRESOLVE_CACHE_DIR": str(tmp_path / "user-cache"), **env})
+    return subprocess.run(
+        [sys.executable, "-m", "dnnresolve", *args], capture_output=True, text=True, env=full_env, timeout=timeout
+    )
+
+
+@pytest.mark.parametrize("where", ["checksum", "matrix", "headers"])
+def test_a_trickling_server_meets_the_overall_deadline(run_cli: Run, cache: Path, tmp_path: Path, where: str) -> None:
+    # issue #26: one byte every half second is within any read timeout, so the download never ended
+    good_update(run_cli)
+    before = snapshot(cache)
+    slow = routes(NEWER)
+    if where == "matrix":
+        slow[MATRIX_PATH].trickle_s = 0.5
+    else:
+        slow[MATRIX_PATH + ".sha256"].trickle_s = 0.5
+        slow[MATRIX_PATH + ".sha256"].trickle_headers = where == "headers"
+    with serve(slow) as srv:
+        r = run_bounded(tmp_path, "update", "--url", srv.url(MATRIX_PATH), env={"DNNRESOLVE_HTTP_DEADLINE": "2"})
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("dnnresolve update: error: the update took longer than 2 s; gave up")
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    shown = srv.url(MATRIX_PATH) + ("" if where == "matrix" else ".sha256")
+    assert f"while reading {shown} " in r.stderr and "DNNRESOLVE_HTTP_DEADLINE" in r.stderr
+    assert snapshot(cache) == before
+
+
+def test_bad_deadline_setting(run_cli: Run) -> None:
+    r = run_cli("update", "--url", "https://127.0.0.1:9/m.toml", env={"DNNRESOLVE_HTTP_DEADLINE": "0"})
+    assert r.returncode == 2 and "DNNRESOLVE_HTTP_DEADLINE='0' is not a positive number of seconds" in r.stderr

@@ -21,7 +21,7 @@ from packaging.tags import Tag, compatible_tags, cpython_tags, mac_platforms
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
 from .credentials import redact
-from .net import HttpStatusError, NetworkError
+from .net import Deadline, HttpStatusError, NetworkError
 from .records import field, record
 
 SIMPLE_ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
@@ -64,10 +64,12 @@ def check_wheel(
     python: str | None,
     platform: str | None,
     find_links: bool = False,
+    deadline: Deadline | None = None,
 ) -> WheelCheck:
     """Look for a wheel of ``project==version`` for ``python`` ("3.11" or "cp311") and ``platform``
     ("manylinux_2_17_x86_64", "linux_x86_64", "win_amd64", "macosx_11_0_arm64"); None means any.
-    ``index_url`` is a simple-repository root (``.../simple``), or with ``find_links`` a flat page of links."""
+    ``index_url`` is a simple-repository root (``.../simple``), or with ``find_links`` a flat page of links.
+    ``deadline``: when the request must be over (shared by several checks; default: its own)."""
     name = canonicalize_name(project)
     page = index_url if find_links else index_url.rstrip("/") + "/" + name + "/"
     shown = redact(page)
@@ -77,7 +79,7 @@ def check_wheel(
     except (InvalidSpecifier, ValueError) as exc:
         return WheelCheck(None, f"cannot check: {exc}", shown)
     try:
-        files = list_files(page)
+        files = list_files(page, deadline)
     except HttpStatusError as exc:
         if exc.status == 404 and not find_links:
             return WheelCheck(False, f"{project} is not on the index {redact(index_url)} (HTTP 404)", shown)
@@ -116,11 +118,11 @@ def check_wheel(
     return WheelCheck(True, note, shown, tuple(f.filename for f in matches))
 
 
-def list_files(page_url: str) -> list[ListedFile]:
+def list_files(page_url: str, deadline: Deadline | None = None) -> list[ListedFile]:
     """The files a simple-repository project page or a find-links page lists."""
     from .net import get
 
-    fetched = get(page_url, accept=SIMPLE_ACCEPT, allow_http=True)
+    fetched = get(page_url, accept=SIMPLE_ACCEPT, allow_http=True, deadline=deadline)
     content_type = fetched.content_type.split(";")[0].strip().lower()
     if content_type == JSON_CONTENT_TYPE:
         return _files_from_json(fetched.body)

@@ -1,6 +1,7 @@
 """`dnnresolve update`: fetch a newer compatibility matrix, verify it, and cache it.
 
-Order of checks, all before anything is written: the URL is https (plain http only to this machine); the
+Order of checks, all before anything is written (and all within one deadline, ``net.Deadline``): the URL is
+https (plain http only to this machine); the
 published checksum (URL + ".sha256") is fetched; the matrix is fetched whole; its sha256 must equal the
 published one; it must be UTF-8 and pass the schema (``matrix.parse_matrix``). Only then is it written to
 the cache (see ``matrix_source``). A failed or partial download therefore never replaces a good cache.
@@ -17,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 
 from .credentials import redact
 from .errors import MatrixError
-from .net import NetworkError, check_url, get
+from .net import Deadline, NetworkError, check_url, get
 from .records import field, record
 
 # Placeholder until the project has its public home: the raw file of data/compat_matrix.toml on the main branch.
@@ -94,17 +95,18 @@ def update_matrix(
     from .matrix_source import clear_cache, read_cache, sha256_bytes, sha256_file, write_cache
 
     check_url(url)
+    deadline = Deadline.start(what="the update")  # both files together: a trickling server cannot hold us
     shown = redact(url)
     filename = unquote(Path(urlsplit(url).path).name) or "compat_matrix.toml"
     checksum_url = _sibling(url, CHECKSUM_SUFFIX)
 
-    checksum_text = get(checksum_url).body
+    checksum_text = get(checksum_url, deadline=deadline).body
     try:
         expected = parse_checksum(checksum_text.decode("utf-8", errors="replace"), filename)
     except ValueError as exc:
         raise NetworkError(f"bad checksum file at {redact(checksum_url)}: {exc}") from None
 
-    data = get(url, on_progress=on_progress).body
+    data = get(url, on_progress=on_progress, deadline=deadline).body
     actual = sha256_bytes(data)
     if actual != expected:
         raise NetworkError(

@@ -7,12 +7,16 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .model import Runtime
 from .plan import Option, Plan
 from .records import record
 from .specs import InvalidRequirement, Requirement, parse_requirement
 from .steps import Step
+
+if TYPE_CHECKING:
+    from .net import Deadline
 
 PYPI_SIMPLE = "https://pypi.org/simple/"
 
@@ -31,10 +35,22 @@ Checker = Callable[[WheelQuery], "tuple[bool | None, str]"]
 
 
 def default_checker(q: WheelQuery) -> tuple[bool | None, str]:
+    """One check, with a deadline of its own."""
+    return index_checker()(q)
+
+
+def index_checker(deadline: Deadline | None = None) -> Checker:
+    """Checks against the real indexes; with ``deadline``, all of them must be over by then (later ones give
+    up without a request), so a slow index cannot hold `plan --verify` once per wheel."""
     from .index import check_wheel
 
-    result = check_wheel(q.index_url, q.project, q.version, q.python, q.platform, find_links=q.find_links)
-    return result.exists, result.note or f"{q.project}=={q.version} on {result.page}"
+    def check(q: WheelQuery) -> tuple[bool | None, str]:
+        result = check_wheel(
+            q.index_url, q.project, q.version, q.python, q.platform, find_links=q.find_links, deadline=deadline
+        )
+        return result.exists, result.note or f"{q.project}=={q.version} on {result.page}"
+
+    return check
 
 
 def platform_tag(runtime: Runtime) -> str:
@@ -90,8 +106,13 @@ def _pip_queries(step: Step, python: str | None, platform: str) -> list[WheelQue
     return out
 
 
-def verify_plan(plan: Plan, runtime: Runtime, check: Checker = default_checker) -> None:
-    """Drop options whose pinned wheels do not exist; note what was checked and what could not be."""
+def verify_plan(plan: Plan, runtime: Runtime, check: Checker | None = None) -> None:
+    """Drop options whose pinned wheels do not exist; note what was checked and what could not be.
+    ``check``: default, the real indexes, all within one ``net.Deadline``."""
+    if check is None:
+        from .net import Deadline
+
+        check = index_checker(Deadline.start(what="checking the index"))
     seen: dict[WheelQuery, tuple[bool | None, str]] = {}
     for rp in plan.requirements:
         kept: list[Option] = []
