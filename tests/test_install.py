@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import site
 import subprocess
 import venv
@@ -16,6 +17,7 @@ import pytest
 from dnnresolve.install import run_steps
 from dnnresolve.steps import Step
 
+from .detect.procs import alive, dnnresolve, finish, marks_dir, wait_for_marks
 from .servers import LocalServer, Reply, make_wheel, serve
 
 REPO = Path(__file__).resolve().parents[1]
@@ -157,3 +159,24 @@ def test_step_shell_is_quoted_and_kinds_checked() -> None:
     # A requirement crafted to inject stays one argument.
     evil = Step.pip_install("torch==2.1; rm -rf ~")
     assert evil.shell == "python -m pip install 'torch==2.1; rm -rf ~'"
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_during_install_stops_pip_and_what_pip_started(signum: int, status: int, tmp_path: Path) -> None:
+    """A signal to dnnresolve alone (a job manager's SIGTERM, a kill -INT) ends pip and its build step too,
+    not only dnnresolve: the stand-in pip first on PYTHONPATH starts a child and hangs."""
+    fake_pip = REPO / "tests/fixtures/bin/hung-pip"
+    with marks_dir(tmp_path) as marks:
+        proc = dnnresolve(
+            marks,
+            tmp_path,
+            *("install", "tinypkg==1.0", "--yes", "--no-detect", "--offline"),
+            extra_env={"PYTHONPATH": f"{fake_pip}{os.pathsep}{REPO / 'src'}"},
+        )
+        wait_for_marks(marks, 1, name="pip")
+        pip, child = (int(p) for p in (marks / "pip").read_text().split())
+        os.kill(proc.pid, signum)
+        code, _out, err = finish(proc, within=10)
+        assert code == status, err
+        assert "Traceback" not in err
+        assert not alive(pip) and not alive(child), "pip or its child outlived dnnresolve"

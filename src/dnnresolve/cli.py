@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import UserError
+from .interrupts import stop_signals_raise, stopped_by
 
 if TYPE_CHECKING:
     from .matrix import Matrix
@@ -361,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     set_debug(debug)
     from .render.redacting import redacted_output
 
-    with redacted_output():
+    with redacted_output(), stop_signals_raise():
         return _run(args, debug)
 
 
@@ -374,9 +375,11 @@ def _run(args: argparse.Namespace, debug: bool) -> int:
             raise
         sys.stderr.write(f"dnnresolve {args.command}: error: {exc}\n")
         return exc.exit_status
-    except KeyboardInterrupt:
-        sys.stderr.write("dnnresolve: interrupted\n")
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP as Terminated: cleanup has run on the way
+        status, line = stopped_by(exc)
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            sys.stderr.write(line + "\n")
+        return status
     except BrokenPipeError:
         # Output piped into `head` and the like: the reader went away; not an error of ours.
         with contextlib.suppress(OSError):

@@ -8,6 +8,9 @@ the run. Every pip run has a timeout.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -18,6 +21,7 @@ from .records import field, record
 from .steps import Step
 
 PIP_TIMEOUT_S = 3600  # a CUDA framework and its nvidia-* wheels are gigabytes on a slow link
+PIP_GRACE_S = 2.0  # how long pip, interrupted by Ctrl-C too, may take to tidy up before it is killed
 
 
 @record
@@ -64,15 +68,54 @@ def run_steps(
             on_start(i, step)
         argv = [python, "-m", "pip", *step.pip_args()]
         try:
-            done = subprocess.run(argv, stdout=child_stdout, timeout=timeout_s, check=False)
+            returncode = _run_pip(argv, child_stdout, timeout_s)
         except subprocess.TimeoutExpired:
             outcome.failed, outcome.failure = i, f"pip did not finish within {timeout_s:g} s"
             return outcome
         except OSError as exc:
             outcome.failed, outcome.failure = i, f"could not start pip: {exc}"
             return outcome
-        if done.returncode != 0:
-            outcome.failed, outcome.failure = i, f"pip exited with status {done.returncode}"
+        if returncode != 0:
+            outcome.failed, outcome.failure = i, f"pip exited with status {returncode}"
             return outcome
         outcome.ran.append(i)
     return outcome
+
+
+def _run_pip(argv: list[str], child_stdout: IO[str] | int | None, timeout_s: float) -> int:
+    """pip's exit status. pip stays in dnnresolve's process group, so that it keeps the terminal (Ctrl-C reaches
+    it and what it started; it can ask for an index's password). On a timeout, an interrupt or SIGTERM (the
+    cli's Terminated) pip is killed with every process it started: a build step left behind would go on."""
+    proc = subprocess.Popen(argv, stdout=child_stdout)
+    try:
+        return proc.wait(timeout_s)
+    except BaseException as exc:
+        started = _descendants(proc.pid)  # before pip ends: then its children belong to init and are lost
+        if type(exc) is KeyboardInterrupt:
+            # Ctrl-C at a terminal reached pip too: a moment to remove its temporary files, as it does
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(PIP_GRACE_S)
+        for pid in [proc.pid, *started]:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        proc.wait()
+        raise
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and theirs, from /proc (none where there is no /proc)."""
+    children: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError):
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    ppid = int(fh.read().rpartition(b")")[2].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue  # a process that has just ended
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found

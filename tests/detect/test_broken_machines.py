@@ -6,6 +6,7 @@ The healthy baseline is the "modern" fixture machine: driver 570.86.15 from /sys
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from dnnresolve.model import Runtime
 from dnnresolve.versions import CudaVersion, CudnnVersion, DriverVersion
 
 from .machines import BIN, K20M_ENV
+from .procs import dnnresolve, finish, gone_soon, marks_dir, wait_for_marks
 
 Machine = Callable[..., Path]
 PATH_ENV = {"PATH": "/usr/bin:/bin"}
@@ -94,6 +96,39 @@ def test_nvidia_smi_that_hangs_under_the_cli_is_cut_off(machine: Machine, tmp_pa
     assert proc.returncode == 0, proc.stderr
     assert time.monotonic() - started < 20
     assert "nvidia-smi: nvidia-smi timed out after 1s" in proc.stdout
+
+
+def test_a_detached_child_of_a_hung_nvidia_smi_does_not_hold_detect(machine: Machine, tmp_path: Path) -> None:
+    """nvidia-smi hangs after starting a helper in a session of its own that holds its output: at the deadline
+    nvidia-smi's process group is killed and its output abandoned, not waited for until the helper ends (45 s)."""
+    root = machine("modern", {"detached-hang/nvidia-smi": "/usr/bin"})
+    with marks_dir(tmp_path) as marks:
+        proc = dnnresolve(marks, tmp_path, "detect", "--root", str(root), "--timeout", "2", "--json")
+        status, out, err = finish(proc, within=10)
+        assert status == 0, err
+        assert "nvidia-smi: nvidia-smi timed out after 2s" in json.loads(out)["notes"]
+        assert json.loads(out)["driver"] == "570.86.15"  # the files still answer
+        probes = [int(p) for p in wait_for_marks(marks, 2, within=1)]  # the query and the plain table
+        assert gone_soon(probes) == [], "a process of nvidia-smi's own group outlived detect"
+
+
+def test_output_held_open_by_a_detached_child_is_still_read(machine: Machine, tmp_path: Path) -> None:
+    """nvidia-smi prints its answer and exits at once, but a helper it left keeps its output open (no end of
+    file): the answer is used, with a note, and detect does not wait for the helper (45 s)."""
+    root = machine("modern", {"detached-output/nvidia-smi": "/usr/bin"})
+    with marks_dir(tmp_path) as marks:
+        proc = dnnresolve(marks, tmp_path, "detect", "--root", str(root), "--timeout", "2", "--json")
+        status, out, err = finish(proc, within=10)
+        assert status == 0, err
+        data = json.loads(out)
+        assert [(g["name"], g["compute_capability"]) for g in data["gpus"]] == [
+            ("NVIDIA TITAN V", "7.0"),
+            ("NVIDIA RTX 5880 Ada Generation", "8.9"),
+        ]
+        assert data["driver_cuda"] == "12.8"  # from the plain table, also held open
+        assert "nvidia-smi: exited, but a process it left running held its output open" in data["notes"]
+        probes = [int(p) for p in wait_for_marks(marks, 2, within=1)]
+        assert gone_soon(probes) == []
 
 
 def test_unreadable_files_a_fifo_and_a_directory_in_place_of_version_files(machine: Machine) -> None:

@@ -10,76 +10,18 @@ Paths handed around between probes are paths *on the target machine* (``/usr/loc
 from __future__ import annotations
 
 import os
-import signal
 import stat
-import subprocess
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Generic, TypeVar
+import time
+from collections.abc import Iterable, Mapping, Sequence
 
-from ..records import record
-
-T = TypeVar("T")
+from .programs import Job as Job
+from .programs import ProgramResult as ProgramResult
+from .programs import Programs, execute
 
 # Text files the probes read are small (version files, headers, /proc entries); a bigger one is not ours.
 MAX_READ = 4 * 1024 * 1024
-
-
-class Job(Generic[T]):
-    """Work on its own daemon thread (a program run, an NVML probe that may hang inside the driver); ``result()``
-    waits for it. Lighter to import than concurrent.futures, which a start-up cannot afford: a detect starts a
-    handful of jobs at most."""
-
-    def __init__(self, work: Callable[[], T], name: str) -> None:
-        self._box: list[T] = []
-        self._thread = threading.Thread(target=lambda: self._box.append(work()), name=name, daemon=True)
-        self._thread.start()
-
-    def result(self, fallback: Callable[[], T] | None = None) -> T:
-        """The work's result; if it raised, ``fallback()``, else RuntimeError (the work catches what it expects)."""
-        self._thread.join()
-        if self._box:
-            return self._box[0]
-        if fallback is not None:
-            return fallback()
-        raise RuntimeError(f"{self._thread.name} ended without a result")
-
-    def wait(self) -> None:
-        self._thread.join()
-
-
-@record(frozen=True)
-class ProgramResult:
-    """One program run: its output, or why there is none."""
-
-    argv: tuple[str, ...]
-    returncode: int | None = None
-    stdout: str = ""
-    stderr: str = ""
-    error: str = ""  # "timed out after 5s", "cannot run: ...": the program gave no answer
-
-    @property
-    def ok(self) -> bool:
-        return not self.error and self.returncode == 0
-
-    @property
-    def name(self) -> str:
-        return os.path.basename(self.argv[0]) if self.argv else "?"
-
-    def why_not(self) -> str:
-        """A one-line reason for a failed run, for a note."""
-        if self.error:
-            return self.error
-        text = (self.stderr.strip() or self.stdout.strip()).splitlines()
-        first = text[0].strip() if text else ""
-        if self.returncode is not None and self.returncode < 0:
-            try:
-                status = f"killed by {signal.Signals(-self.returncode).name}"
-            except ValueError:
-                status = f"killed by signal {-self.returncode}"
-        else:
-            status = f"exit status {self.returncode}"
-        return status + (f": {first}" if first else "")
+CLOSE_WAIT_S = 2.0  # how long close() waits for the runs it stopped to notice
 
 
 class ProbeContext:
@@ -99,6 +41,7 @@ class ProbeContext:
         self._notes: list[str] = []
         self._lock = threading.Lock()
         self._runs: dict[tuple[str, ...], Job[ProgramResult]] = {}
+        self._programs = Programs()
 
     # ------------------------------------------------------------------ notes
     def note(self, text: str) -> None:
@@ -112,11 +55,14 @@ class ProbeContext:
             return list(self._notes)
 
     def close(self) -> None:
-        # Every run kills its own process group on timeout, so no thread outlives its timeout.
+        """Kill the programs still running (each one's whole process group) and wait a moment for their runs to
+        end. Detection has collected every answer it wanted by then; on an interrupt this is what stops them."""
+        self._programs.stop()
         with self._lock:
             jobs = list(self._runs.values())
+        end = time.monotonic() + CLOSE_WAIT_S
         for job in jobs:
-            job.wait()
+            job.wait(max(0.0, end - time.monotonic()))
 
     # ------------------------------------------------------------------ files
     def host(self, path: str) -> str:
@@ -255,7 +201,12 @@ class ProbeContext:
         if not self.run_programs:
             return ProgramResult(argv, error="programs are not run under --root")
         env = {**self.env, "LC_ALL": "C", "LANG": "C"}
-        return _execute(argv, [self.host(argv[0]), *argv[1:]], env, self.timeout)
+        return self._noted(execute(argv, [self.host(argv[0]), *argv[1:]], env, self.timeout, self._programs))
+
+    def _noted(self, result: ProgramResult) -> ProgramResult:
+        if result.warning:
+            self.note(f"{result.name}: {result.warning}")
+        return result
 
     def run_here(self, argv: Sequence[str]) -> ProgramResult:
         """Run a program of *this* machine that only reads files of the target
@@ -265,33 +216,12 @@ class ProbeContext:
         with self._lock:
             fut = self._runs.get(key)
             if fut is None:
-                fut = Job(lambda: _execute(tuple(argv), list(argv), env, self.timeout), "dnnresolve-probe")
+                fut = Job(
+                    lambda: self._noted(execute(tuple(argv), list(argv), env, self.timeout, self._programs)),
+                    "dnnresolve-probe",
+                )
                 self._runs[key] = fut
         return fut.result()
-
-
-def _execute(argv: tuple[str, ...], host_argv: list[str], env: dict[str, str], timeout: float) -> ProgramResult:
-    try:
-        proc = subprocess.Popen(
-            host_argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            start_new_session=True,  # so a timeout can kill the program and everything it started
-        )
-    except OSError as exc:
-        return ProgramResult(argv, error=f"cannot run {argv[0]}: {exc.strerror or exc}")
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            proc.kill()
-        proc.communicate()
-        return ProgramResult(argv, error=f"{os.path.basename(argv[0])} timed out after {timeout:g}s")
-    return ProgramResult(argv, proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
 
 def _stat(path: str) -> os.stat_result | None:
