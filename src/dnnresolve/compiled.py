@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 
 from . import cachedir
 
-FORMAT = 1
+FORMAT = 2
 MAGIC = b"DNRC"
 MARSHAL_VERSION = 4  # what every Python 3 since 3.4 reads
 SUFFIX = ".compiled"

@@ -259,9 +259,11 @@ class Matrix:
         return [f for f in self.frameworks if any(c.series == cudnn.series for c in f.cudnn)]
 
     def _rows_naming(self, key: str, wanted: Callable[[str], bool]) -> list[FrameworkRelease]:
-        """Framework rows (cached, unbuilt) whose ``key`` list holds a value ``wanted`` accepts, built."""
-        rows = self._raw("framework")
-        return [self._one("framework", i, line, d) for i, line, d in rows if any(wanted(t) for t in d.get(key, ()))]
+        """Framework rows (compiled, unbuilt) whose ``key`` list holds a value ``wanted`` accepts, built: each
+        distinct value is judged once, through the compiled index of which rows name it."""
+        naming: dict[str, list[int]] = self._cached.meta["naming"][key]
+        rows = sorted({i for text, indices in naming.items() if wanted(text) for i in indices})
+        return [self._framework_row(i) for i in rows]
 
     # ------------------------------------------------------------ NVIDIA
     def driver_table(self, os_name: str = "linux") -> DriverTable:
@@ -487,7 +489,12 @@ def compiled_form(
         index = [(i, d["version"], d.get("covers", ""), d["os"]) for i, _, d in rows]
         blobs[f"packages/framework_index/{n}"] = dumps(index)
     blobs.update({f"packages/framework_row/{i}": dumps((i, line, d)) for i, line, d in raw["framework"]})
-    return blobs, {"names": matrix.packages(), "gpu_keys": gpu_keys}
+    naming: dict[str, dict[str, list[int]]] = {"cuda": {}, "cudnn": {}}  # value -> the rows that list it
+    for i, _, d in raw["framework"]:
+        for key, index in naming.items():
+            for text in dict.fromkeys(d.get(key, ())):
+                index.setdefault(text, []).append(i)
+    return blobs, {"names": matrix.packages(), "gpu_keys": gpu_keys, "naming": naming}
 
 
 def _check_overlaps(matrix: Matrix) -> None:
