@@ -19,7 +19,7 @@ TARGET_KEYS = ("driver", "gpu", "python", "cuda", "cudnn", "os")
 
 
 def check_target(args: argparse.Namespace, sources: Sequence[SourceFile], matrix: Matrix) -> Runtime | None:
-    from .detect import runtime_from_flags
+    from .detect.overrides import runtime_from_flags
 
     runtime: Runtime | None = None
     defaults = next((s for s in sources if s.target), None)

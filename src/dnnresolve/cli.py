@@ -202,7 +202,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _cmd_detect(args: argparse.Namespace) -> int:
-    from .detect import detect_runtime
+    from .detect.machine import detect_runtime
     from .render import detect as render
 
     try:
@@ -219,7 +219,7 @@ def _cmd_detect(args: argparse.Namespace) -> int:
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
     from .cuda_builds import NO_RUNTIME, build_gaps
-    from .detect import detect_runtime, installed_gpu_code
+    from .detect.machine import detect_runtime, installed_gpu_code
     from .doctor import code_findings, code_packages, installed_requirements
     from .plan import make_plan
     from .render import plan as render

@@ -491,9 +491,9 @@ def compiled_form(
     blobs.update({f"packages/framework_row/{i}": dumps((i, line, d)) for i, line, d in raw["framework"]})
     naming: dict[str, dict[str, list[int]]] = {"cuda": {}, "cudnn": {}}  # value -> the rows that list it
     for i, _, d in raw["framework"]:
-        for key, index in naming.items():
+        for key, rows_of in naming.items():
             for text in dict.fromkeys(d.get(key, ())):
-                index.setdefault(text, []).append(i)
+                rows_of.setdefault(text, []).append(i)
     return blobs, {"names": matrix.packages(), "gpu_keys": gpu_keys, "naming": naming}
 
 

@@ -10,7 +10,7 @@ from .model import Runtime
 
 def runtime_for(args: argparse.Namespace, matrix: Matrix) -> Runtime:
     """--target PROFILE.json replaces detection; --no-detect starts from nothing; flags override either."""
-    from .detect import runtime_from_flags
+    from .detect.overrides import runtime_from_flags
 
     target = getattr(args, "target", None)
     if target:
@@ -20,7 +20,7 @@ def runtime_for(args: argparse.Namespace, matrix: Matrix) -> Runtime:
     elif getattr(args, "no_detect", False):
         base = Runtime()
     else:
-        from .detect import detect_runtime
+        from .detect.machine import detect_runtime
 
         flags = {k for k in ("cuda", "cudnn", "driver", "gpu") if getattr(args, k, None)}
         base = detect_runtime(root=getattr(args, "root", None), matrix=matrix, given=frozenset(flags))

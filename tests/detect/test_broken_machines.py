@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from dnnresolve.detect import _guarded, detect_runtime
+from dnnresolve.detect import detect_runtime
 from dnnresolve.detect.context import ProbeContext
+from dnnresolve.detect.machine import _guarded
 from dnnresolve.model import Runtime
 from dnnresolve.versions import CudaVersion, CudnnVersion, DriverVersion
 

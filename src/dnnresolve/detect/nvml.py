@@ -2,24 +2,29 @@
 
 Loading ``libnvidia-ml.so.1`` is tried only on the machine itself (never under ``--root``), in a daemon
 thread that is waited for ``timeout`` seconds: a wedged driver can hang nvmlInit, and a hung daemon thread
-does not keep the process from exiting. ``DNNRESOLVE_NVML=0`` turns it off.
+does not keep the process from exiting. ``DNNRESOLVE_NVML=0`` turns it off. Where nothing shows a driver (no
+kernel module's /proc entry, no /dev/nvidiactl, no library on the loader's extra path or WSL's), NVML is not
+tried at all, and ctypes is not even imported: most machines dnnresolve plans for from CI have no GPU.
 """
 
 from __future__ import annotations
 
-import ctypes
+import os
 import threading
+from typing import TYPE_CHECKING
 
 from ..records import field, record
 from .context import ProbeContext
+
+if TYPE_CHECKING:
+    import ctypes
 
 LIBRARY = "libnvidia-ml.so.1"
 WSL_LIBRARY = "/usr/lib/wsl/lib/libnvidia-ml.so.1"
 NVML_SUCCESS = 0
 
 
-class _Memory(ctypes.Structure):
-    _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong), ("used", ctypes.c_ulonglong)]
+DRIVER_SIGNS = ("/proc/driver/nvidia/version", "/dev/nvidiactl", WSL_LIBRARY)
 
 
 @record(frozen=True)
@@ -43,6 +48,8 @@ def probe(ctx: ProbeContext) -> NvmlReport:
         return NvmlReport(failure="NVML: not used under --root")
     if ctx.env.get("DNNRESOLVE_NVML", "") == "0":
         return NvmlReport(failure="NVML: turned off by DNNRESOLVE_NVML=0")
+    if not _driver_visible(ctx):
+        return NvmlReport(failure=f"NVML: {LIBRARY} not found (no NVIDIA driver visible)")
     box: list[NvmlReport] = []
     worker = threading.Thread(target=lambda: box.append(_query()), name="dnnresolve-nvml", daemon=True)
     worker.start()
@@ -52,7 +59,16 @@ def probe(ctx: ProbeContext) -> NvmlReport:
     return box[0]
 
 
+def _driver_visible(ctx: ProbeContext) -> bool:
+    """Whether loading NVML may find a driver: its kernel module or device node, WSL's library, or the library in
+    a directory of ``LD_LIBRARY_PATH`` (where the loader looks first)."""
+    extra = [os.path.join(d, LIBRARY) for d in ctx.env_paths("LD_LIBRARY_PATH")]
+    return any(os.path.exists(p) for p in (*DRIVER_SIGNS, *extra))
+
+
 def _load() -> tuple[ctypes.CDLL | None, str]:
+    import ctypes
+
     for name in (LIBRARY, WSL_LIBRARY):
         try:
             return ctypes.CDLL(name), name
@@ -81,6 +97,11 @@ def _query() -> NvmlReport:
 
 
 def _fill(lib: ctypes.CDLL, report: NvmlReport) -> None:
+    import ctypes
+
+    class _Memory(ctypes.Structure):
+        _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong), ("used", ctypes.c_ulonglong)]
+
     buf = ctypes.create_string_buffer(96)
     if lib.nvmlSystemGetDriverVersion(buf, ctypes.c_uint(len(buf))) == NVML_SUCCESS:
         report.driver = buf.value.decode("ascii", "replace")

@@ -9,7 +9,6 @@ without it and the matrix's GPU table supplies the compute capability.
 
 from __future__ import annotations
 
-import csv
 import re
 
 from ..records import field, record
@@ -106,6 +105,8 @@ def _reason(query: ProgramResult, plain: ProgramResult) -> str:
 
 def parse_query(text: str, with_compute_cap: bool) -> list[SmiGpu]:
     """Lines like ``Tesla T4, 7.5, 15360 MiB, 535.104.05`` (or without the compute capability)."""
+    import csv  # only where nvidia-smi answered
+
     gpus: list[SmiGpu] = []
     try:
         rows = list(csv.reader(text.splitlines(), skipinitialspace=True))
