@@ -76,9 +76,14 @@ def test_text_that_looks_like_markup_prints_as_written_piped_and_on_a_terminal(t
     # a directory, an extra and a requirement are the user's text: rich markup in them is no markup
     root = tmp_path / "copy [bold]of \\[node] [red]"
     root.mkdir()
+    detect = ["detect", "--root", str(root)]
+    matrix = ["matrix", "jax[cuda12]"]
     plan = ["plan", "tensorflow[bold]==2.15.1", "--no-detect", "--driver", "535.0", "--gpu", "8.6"]
     env = _env(DNNRESOLVE_CACHE_DIR=str(tmp_path / "cache"))
     for run in (piped, lambda argv, env: ANSI.sub("", on_terminal(argv, env)[0])):
+        # the title is wider than the table: a terminal wraps it, so it is compared without its white space
+        assert _letters(f"dnnresolve detect: files under {root}") in _letters(run(detect, env))
+        assert run(matrix, env).splitlines()[0].rstrip() == "jax[cuda12]"
         assert "tensorflow[bold]==2.15.1 -> tensorflow 2.15.1" in run(plan, env)
 
 
@@ -89,6 +94,12 @@ def _letters(text: str) -> str:
 CASES = {
     "plan": ["plan", "tensorflow-gpu==1.0", "--no-detect", "--cuda", "8.0", "--cudnn", "5.0.5"],
     "explain": ["explain", "CUDA driver version is insufficient for CUDA runtime version"],
+    "matrix packages": ["matrix"],
+    "matrix release": ["matrix", "tensorflow-gpu==1.0.0"],
+    "matrix releases": ["matrix", "tensorflow-gpu"],
+    "matrix nothing": ["matrix", "tensorflow-gpu==2.15.0"],
+    "detect": ["detect", "--root", str(FIXTURES / "machines" / "k20m")],
+    "check": ["check", "research-tf1", "pipenv-tf"],
     "doctor": ["doctor", "--root", str(FIXTURES / "machines" / "modern")],
 }
 
@@ -122,6 +133,9 @@ def test_a_terminal_gets_rich_colours_and_boxes(tmp_path: Path) -> None:
     env = _env(DNNRESOLVE_CACHE_DIR=str(tmp_path / "cache"))
     shown, _ = on_terminal(CASES["plan"], env)
     assert f"{ANSI_BOLD}tensorflow-gpu==1.0" in shown and f"{ANSI_RED}MISSING " in shown
+    shown, _ = on_terminal(CASES["detect"], env)
+    assert "╭" in shown and "375.26" in shown  # rich's rounded box, where piped output has spaces
+    assert "╭" not in piped(CASES["detect"], env)
 
 
 def test_plain_lines_drop_cursor_controls_and_expand_tabs() -> None:

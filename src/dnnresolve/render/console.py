@@ -51,9 +51,3 @@ def rich_console(stream: TextIO, plain: bool) -> Console:
         emoji=False,
         width=None if not plain else 200,
     )
-
-
-def table_box(plain: bool) -> Any:
-    from rich import box
-
-    return box.SIMPLE if plain else box.ROUNDED
