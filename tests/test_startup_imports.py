@@ -35,7 +35,9 @@ COMMANDS = [
     ["explain", "Loaded runtime CuDNN library: 5005 (compatibility version 5000) but source was compiled with 5103"],
     ["explain", "--json", "CUDA driver version is insufficient for CUDA runtime version"],
     ["matrix", "tensorflow-gpu==1.0.0", "--json"],
+    ["matrix", "tensorflow-gpu==1.0.0"],
     ["detect", "--json"],
+    ["detect"],
 ]
 
 

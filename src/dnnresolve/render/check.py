@@ -7,7 +7,8 @@ from typing import Any
 
 from .. import __version__
 from ..findings import RULES, CheckReport, Severity
-from .console import console, emit_json, table_box
+from .console import emit_json, writer
+from .styled import Column, Hint, Table
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -95,32 +96,31 @@ def emit(report: CheckReport, as_json: bool, fmt: str = "text") -> None:
     _emit_text(report)
 
 
-def _emit_text(report: CheckReport) -> None:
-    from rich.markup import escape
-    from rich.table import Table
+_SEVERITY: dict[Severity, Hint] = {Severity.ERROR: "error", Severity.WARNING: "warn", Severity.INFO: "dim"}
 
-    out = console()
+
+def _emit_text(report: CheckReport) -> None:
+    out = writer()
     if report.target:
-        out.print("Target: " + escape(", ".join(f"{k} {v}" for k, v in report.target.items())))
+        out.line("Target: " + ", ".join(f"{k} {v}" for k, v in report.target.items()))
     for note in report.notes:
-        out.print(f"[yellow]note[/]: {escape(note)}")
+        out.line(("note", "warn"), f": {note}")
     if report.findings:
-        table = Table(box=table_box(plain=out.no_color), show_lines=False)
-        for col in ("file:line", "package", "severity", "finding", "fix"):
-            table.add_column(col, overflow="fold")
-        style = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
-        for f in report.sorted_findings():
-            table.add_row(
-                escape(f.where),
-                escape(f.package or "-"),
-                f"[{style[f.severity]}]{f.severity.value}[/]",
-                escape(f.message) + (f"\n[dim]source: {escape(f.source)}[/]" if f.source else ""),
-                escape(f.fix or "-"),
+        columns = [Column(c) for c in ("file:line", "package", "severity", "finding", "fix")]
+        rows = [
+            (
+                f.where,
+                f.package or "-",
+                [(f.severity.value, _SEVERITY[f.severity])],
+                [f.message, *(("\n", (f"source: {f.source}", "dim")) if f.source else ())],
+                f.fix or "-",
             )
-        out.print(table)
+            for f in report.sorted_findings()
+        ]
+        out.table(Table(columns, rows))
     if report.not_checked:
-        out.print(f"[dim]not checked (not in the compatibility matrix): {escape(', '.join(report.not_checked))}[/]")
-    out.print(
+        out.line((f"not checked (not in the compatibility matrix): {', '.join(report.not_checked)}", "dim"))
+    out.line(
         f"{report.count(Severity.ERROR)} error(s), {report.count(Severity.WARNING)} warning(s), "
         f"{report.count(Severity.INFO)} note(s) in {len(report.files)} file(s)"
     )

@@ -1,4 +1,4 @@
-"""Shared output plumbing: JSON to stdout, and a rich console made only when text output needs it."""
+"""Shared output plumbing: JSON to stdout; the writer for text (rich only on a terminal); rich consoles."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-if TYPE_CHECKING:  # rich is imported lazily: --json output never pays for it
+if TYPE_CHECKING:  # rich is imported lazily: --json and piped output never pay for it
     from rich.console import Console
+
+    from .styled import Writer
 
 
 def emit_json(data: Any) -> None:
@@ -17,6 +19,18 @@ def emit_json(data: Any) -> None:
     indent = 2 if sys.stdout.isatty() else None
     sys.stdout.write(json.dumps(data, indent=indent, sort_keys=False, default=str))
     sys.stdout.write("\n")
+
+
+def writer(stderr: bool = False) -> Writer:
+    """The writer for text output: rich's on a terminal; plain text when piped or when NO_COLOR is set."""
+    stream = sys.stderr if stderr else sys.stdout
+    if os.environ.get("NO_COLOR") or not stream.isatty():
+        from .plain import PlainWriter
+
+        return PlainWriter(stream)
+    from .terminal import RichWriter
+
+    return RichWriter(rich_console(stream, plain=False))
 
 
 def console(stderr: bool = False) -> Console:
@@ -37,9 +51,3 @@ def rich_console(stream: TextIO, plain: bool) -> Console:
         emoji=False,
         width=None if not plain else 200,
     )
-
-
-def table_box(plain: bool) -> Any:
-    from rich import box
-
-    return box.SIMPLE if plain else box.ROUNDED

@@ -5,30 +5,23 @@ from __future__ import annotations
 from ..model import Runtime
 from ..profile import runtime_to_json
 from ..versions import VersionError, parse_build_tag
-from .console import console, emit_json, table_box
+from .console import emit_json, writer
+from .styled import Column, Table
 
 
 def emit(rt: Runtime, as_json: bool) -> None:
     if as_json:
         emit_json(runtime_to_json(rt))
         return
-    out = console()
-    from rich.table import Table
-
-    plain = out.no_color
+    out = writer()
     root = rt.sources.get("root")
     title = f"dnnresolve detect: files under {root}" if root else "dnnresolve detect: this machine"
-    t = Table(title=title, title_justify="left", box=table_box(plain), show_header=True)
-    t.add_column("item", style="bold", no_wrap=True)
-    t.add_column("value", overflow="fold")
-    t.add_column("found in", overflow="fold")
-    for item, value, where in rows(rt):
-        t.add_row(item, value, where)
-    out.print(t)
+    columns = (Column("item", hint="heading", no_wrap=True), Column("value"), Column("found in"))
+    out.table(Table(columns, rows(rt), title=title))
     if rt.notes:
-        out.print("notes:")
+        out.line("notes:")
         for note in rt.notes:
-            out.print(f"  - {note}", markup=False)
+            out.line(f"  - {note}")
 
 
 def rows(rt: Runtime) -> list[tuple[str, str, str]]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..explain import Diagnosis, ScanResult
-from .console import emit_json
-from .plain import line_console
+from .console import emit_json, writer
 
 _LABEL_WIDTH = 20
 
@@ -24,21 +23,18 @@ def emit(result: ScanResult, source: str, as_json: bool) -> None:
     if as_json:
         emit_json(to_json(result, source))
         return
-    out = line_console()
+    out = writer()
     if not result.diagnoses:
-        out.print(
-            f"No known CUDA, cuDNN or driver error in {source} ({_lines(result.lines_read)} read).\n"
-            "dnnresolve only explains messages it knows; it does not guess.",
-            markup=False,
-        )
+        out.line(f"No known CUDA, cuDNN or driver error in {source} ({_lines(result.lines_read)} read).")
+        out.line("dnnresolve only explains messages it knows; it does not guess.")
         return
     n = len(result.diagnoses)
     head = f"{n} problem{'s' if n != 1 else ''} found in {source} ({_lines(result.lines_read)} read)"
-    out.print(head + (" - showing the first ones" if result.truncated else ""), markup=False, style="bold")
+    out.line((head + (" - showing the first ones" if result.truncated else ""), "heading"))
     for i, d in enumerate(result.diagnoses, 1):
-        out.print("", markup=False)
+        out.line()
         for line in render_text(d, i if n > 1 else 0):
-            out.print(line, markup=False)
+            out.line(line)
 
 
 def render_text(d: Diagnosis, number: int = 0) -> list[str]:

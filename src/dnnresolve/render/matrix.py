@@ -7,51 +7,42 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..query import MatrixResult
-from .console import console, emit_json
+from .console import emit_json, writer
+from .styled import Column, Table, Writer
 
 
 def emit(result: MatrixResult, as_json: bool) -> None:
     if as_json:
         emit_json(_json(result))
         return
-    out = console()
-    from rich.table import Table
-
+    out = writer()
     if result.packages:
-        t = Table(title="dnnresolve compatibility matrix", title_justify="left")
-        for col in ("package", "rows", "oldest", "newest"):
-            t.add_column(col)
-        for p in result.packages:
-            t.add_row(*(_e(x) for x in (p["package"], str(p["rows"]), p["oldest"], p["newest"])))
-        out.print(t)
+        columns = [Column(c) for c in ("package", "rows", "oldest", "newest")]
+        rows = [(p["package"], str(p["rows"]), p["oldest"], p["newest"]) for p in result.packages]
+        out.table(Table(columns, rows, title="dnnresolve compatibility matrix", frame="box"))
         return
     if not result.releases:
-        out.print(_e(result.message or "nothing found"))
+        out.line(result.message or "nothing found")
         return
     if len(result.releases) == 1:
         _one(result.releases[0], out)
         return
-    t = Table(title=f"{result.query}", title_justify="left")
-    for col in ("version", "os", "python", "cuda", "cudnn", "min driver (linux)", "gpu code", "compiler", "source"):
-        t.add_column(col, overflow="fold")
-    for r in result.releases:
-        t.add_row(
-            *(
-                _e(x)
-                for x in (
-                    r["package"] + " " + r["version"],
-                    ",".join(r["os"]),
-                    _span(r["python"]),
-                    ", ".join(r["cuda"]) or "cpu",
-                    _cudnn(r) or "-",
-                    r["driver_min_linux"] or "-",
-                    _code_span(r),
-                    r["compiler"] or "-",
-                    r["source"],
-                )
-            )
+    heads = ("version", "os", "python", "cuda", "cudnn", "min driver (linux)", "gpu code", "compiler", "source")
+    releases = [
+        (
+            r["package"] + " " + r["version"],
+            ",".join(r["os"]),
+            _span(r["python"]),
+            ", ".join(r["cuda"]) or "cpu",
+            _cudnn(r) or "-",
+            r["driver_min_linux"] or "-",
+            _code_span(r),
+            r["compiler"] or "-",
+            r["source"],
         )
-    out.print(t)
+        for r in result.releases
+    ]
+    out.table(Table([Column(c) for c in heads], releases, title=f"{result.query}", frame="box"))
 
 
 def _json(result: MatrixResult) -> dict[str, Any] | list[Any]:
@@ -74,12 +65,7 @@ def _cudnn(r: dict[str, Any]) -> str:
     return f"{text} (optional)" if text and r.get("cudnn_optional") else text
 
 
-def _one(r: dict[str, Any], out: Any) -> None:
-    from rich.table import Table
-
-    t = Table(show_header=False, title=f"{r['package']} {r['version']} ({', '.join(r['os'])})", title_justify="left")
-    t.add_column("field", style="bold")
-    t.add_column("value", overflow="fold")
+def _one(r: dict[str, Any], out: Writer) -> None:
     rows: list[tuple[str, str]] = [
         ("python", ", ".join(r["python"])),
         ("cuda", ", ".join(r["cuda"]) or "cpu only"),
@@ -103,16 +89,15 @@ def _one(r: dict[str, Any], out: Any) -> None:
         rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'}{cudnn}{code})", command))
     rows.append(("note", r["note"] or ""))
     rows.append(("source", r["source"]))
-    for key, value in rows:
-        if value:
-            t.add_row(_e(key), _e(value))
-    out.print(t)
+    title = f"{r['package']} {r['version']} ({', '.join(r['os'])})"
+    columns = (Column("field", hint="heading"), Column("value"))
+    out.table(Table(columns, [row for row in rows if row[1]], title=title, show_header=False, frame="box"))
     for other in r.get("other_os", []):  # the same release's record for another system, one command away
         systems = ", ".join(other["os"])
         command = shlex.join(
             ["dnnresolve", "matrix", f"{other['package']}=={other['version']}", "--os", other["os"][0]]
         )
-        out.print(_e(f"{other['package']} {other['version']} for {systems} has its own record: {command}"))
+        out.line(f"{other['package']} {other['version']} for {systems} has its own record: {command}")
 
 
 def _code_span(r: dict[str, Any]) -> str:
@@ -139,12 +124,6 @@ def gpu_code(sm: Sequence[str], ptx: Sequence[str], exact: Sequence[str] = ()) -
     if ptx:
         parts.append("PTX " + " ".join(_arch("compute_", p) for p in ptx))
     return " + ".join(parts)
-
-
-def _e(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
 
 
 def install_command(inst: dict[str, Any]) -> str:

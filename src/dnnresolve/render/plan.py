@@ -11,13 +11,18 @@ from ..model import Runtime
 from ..pkgname import canonicalize_name
 from ..plan import Option, Plan, RequirementPlan, needs_summary
 from ..solve import Candidate, Status
-from .console import emit_json
-from .plain import LineConsole, escape, line_console
+from .console import emit_json, writer
+from .styled import Hint, Piece, Writer
 
 if TYPE_CHECKING:
     from ..doctor import CodeFinding
 
 _MARK = {Status.OK: "ok", Status.FAIL: "MISSING", Status.WARN: "warn", Status.UNKNOWN: "?"}
+_HINT: dict[Status, Hint] = {Status.OK: "ok", Status.FAIL: "missing", Status.WARN: "warn", Status.UNKNOWN: "dim"}
+_BUILD_MARK: dict[str, tuple[str, Hint]] = {
+    NO_RUNTIME: ("cannot run", "error"),
+    PLUGIN_MISMATCH: ("CUDA plugin", "missing"),
+}
 
 
 def to_json(plan: Plan, runtime: Runtime) -> dict[str, Any]:
@@ -94,68 +99,70 @@ def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None
 
         sys.stdout.write(to_sh(plan))
         return
-    out = line_console()
+    out = writer()
     if runtime.driver is None and not runtime.gpus:
-        out.print(
-            "[dim]No NVIDIA driver or GPU is known for this machine; the checks that need one show '?'. "
-            "To plan for another machine give --driver and --gpu, or --target PROFILE.json.[/]"
+        out.line(
+            (
+                "No NVIDIA driver or GPU is known for this machine; the checks that need one show '?'. "
+                "To plan for another machine give --driver and --gpu, or --target PROFILE.json.",
+                "dim",
+            )
         )
     for rp in plan.requirements:
         _emit_requirement(out, rp)
     for c in plan.conflicts:
-        out.print(f"[bold red]conflict[/]: {escape(c)}")
+        out.line(("conflict", "error"), f": {c}")
 
 
 _NEEDS_WIDTH = 44
 
 
-def _emit_requirement(out: LineConsole, rp: RequirementPlan) -> None:
+def _emit_requirement(out: Writer, rp: RequirementPlan) -> None:
     r = rp.result
     best = r.best
     if best is None:
-        out.print(f"[bold]{escape(str(r.requirement))}[/]: {escape(rp.message)}")
+        out.line((str(r.requirement), "heading"), f": {rp.message}")
         if rp.options:  # planned under the framework's own name
-            out.print("Options, best first:")
+            out.line("Options, best first:")
             for i, opt in enumerate(rp.options, 1):
                 _emit_option(out, i, opt)
         return
-    out.print(f"[bold]{escape(str(r.requirement))}[/] -> {escape(_label(best))}")
+    out.line((str(r.requirement), "heading"), f" -> {_label(best)}")
     for c in best.checks:
         mark = _MARK[c.status]
-        style = {"MISSING": "red", "warn": "yellow", "?": "dim"}.get(mark, "green")
         needed = f"needs {c.needed}" if c.needed else ""
         found = f"has {c.found}" if c.found else "has ?"
         # a long need (TensorFlow 1.x's six SASS and six PTX architectures) goes on below its column, so "has"
         # stays in its own
         first, *more = textwrap.wrap(needed, _NEEDS_WIDTH, break_long_words=False, break_on_hyphens=False) or [""]
-        out.print(f"  [{style}]{mark:<8}[/] {c.component:<19} {escape(first):<{_NEEDS_WIDTH}} {escape(found)}")
+        out.line("  ", (f"{mark:<8}", _HINT[c.status]), f" {c.component:<19} {first:<{_NEEDS_WIDTH}} {found}")
         for line in more:
-            out.print(f"{'':31}{escape(line)}")
+            out.line(f"{'':31}{line}")
         if c.status in (Status.FAIL, Status.WARN):
-            out.print(f"           [dim]{escape(c.reason)}[/]")
+            out.line("           ", (c.reason, "dim"))
     for d in rp.dropped:
-        out.print(f"  [dim]{escape(d)}[/]")
+        out.line("  ", (d, "dim"))
     if rp.options:
-        out.print("Options, best first:")
+        out.line("Options, best first:")
         for i, opt in enumerate(rp.options, 1):
             _emit_option(out, i, opt)
     elif rp.message:
-        out.print(escape(rp.message))
+        out.line(rp.message)
     else:
-        out.print("[red]No option found[/]: nothing in the matrix runs on this machine.")
-    out.print(f"[dim]Source: {escape(best.release.source)}[/]")
+        out.line(("No option found", "missing"), ": nothing in the matrix runs on this machine.")
+    out.line((f"Source: {best.release.source}", "dim"))
 
 
-def _emit_option(out: LineConsole, i: int, opt: Option) -> None:
-    root = " [yellow](needs root)[/]" if opt.needs_root else ""
-    out.print(f"  {i}. {escape(opt.title)}{root}")
+def _emit_option(out: Writer, i: int, opt: Option) -> None:
+    root: tuple[Piece, ...] = (" ", ("(needs root)", "warn")) if opt.needs_root else ()
+    out.line(f"  {i}. {opt.title}", *root)
     for s in opt.steps:
         if s.kind == "manual":
-            out.print(f"       [italic]{escape(s.description)}[/]")
+            out.line("       ", (s.description, "manual"))
         else:
-            out.print(f"       {escape(s.shell)}")
+            out.line(f"       {s.shell}")
     for n in opt.notes:
-        out.print(f"       [dim]note: {escape(n)}[/]")
+        out.line("       ", (f"note: {n}", "dim"))
 
 
 def _label(c: Candidate) -> str:
@@ -196,35 +203,31 @@ def emit_doctor(
         data["gpu_code_notes"] = list(notes)
         emit_json(data)
         return
-    out = line_console()
+    out = writer()
     if not plan.requirements:
-        out.print("No GPU framework from the compatibility matrix is installed in this Python environment.")
+        out.line("No GPU framework from the compatibility matrix is installed in this Python environment.")
         return
     gapped = {canonicalize_name(n) for g in builds for n in (g.package, g.companion) if n}
     for g in builds:
-        mark = {NO_RUNTIME: "[bold red]cannot run[/]", PLUGIN_MISMATCH: "[red]CUDA plugin[/]"}.get(
-            g.kind, "[yellow]CPU build[/]"
-        )
-        out.print(f"{mark}: {escape(g.reason)}")
+        mark = _BUILD_MARK.get(g.kind, ("CPU build", "warn"))
+        out.line(mark, f": {g.reason}")
         if g.steps:
-            out.print(f"  install its CUDA build: {escape(g.commands)}")
+            out.line(f"  install its CUDA build: {g.commands}")
     for rp in plan.requirements:
         best = rp.result.best
         if best is not None and not best.failures:
             if canonicalize_name(rp.result.requirement.name) not in gapped:
-                out.print(f"[green]ok[/] {escape(str(rp.result.requirement))}: this machine provides what it needs")
+                out.line(("ok", "ok"), f" {rp.result.requirement}: this machine provides what it needs")
             continue
         _emit_requirement(out, rp)
     for c in plan.conflicts:
-        out.print(f"[bold red]conflict[/]: {escape(c)}")
+        out.line(("conflict", "error"), f": {c}")
     if code:
-        out.print("GPU code in the installed libraries (read from their fat binaries):")
+        out.line("GPU code in the installed libraries (read from their fat binaries):")
     for f in code:
-        mark = _MARK[f.status]
-        style = {"MISSING": "red", "warn": "yellow", "?": "dim"}.get(mark, "green")
         what = f"{f.code} ({f.libraries} {'library' if f.libraries == 1 else 'libraries'})" if f.code else "none"
         gpu = f" on {f.gpu} ({f.capability})" if f.gpu else ""
-        out.print(f"  [{style}]{mark:<8}[/] {escape(f.package)} {escape(f.version)}{escape(gpu)}: {escape(what)}")
-        out.print(f"           [dim]{escape(f.reason)}[/]")
+        out.line("  ", (f"{_MARK[f.status]:<8}", _HINT[f.status]), f" {f.package} {f.version}{gpu}: {what}")
+        out.line("           ", (f.reason, "dim"))
     for n in notes:
-        out.print(f"[dim]note: {escape(n)}[/]")
+        out.line((f"note: {n}", "dim"))
