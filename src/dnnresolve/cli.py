@@ -127,6 +127,17 @@ def _install_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the steps only")
 
 
+def command_parser(command: str) -> argparse.ArgumentParser:
+    """One subcommand's parser alone (``dnnresolve plan ...``): what a start-up builds when the first word names a
+    command, sparing the other seven parsers; its usage, help and errors read as the subparser's would."""
+    help_text, add_args, handler = _COMMANDS[command]
+    parser = _Parser(prog=f"dnnresolve {command}", description=help_text[:1].upper() + help_text[1:] + ".")
+    _common(parser)
+    add_args(parser)
+    parser.set_defaults(handler=handler, command=command)
+    return parser
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``command``, the other subcommands get their name and help only (what the
     top-level help lists), which spares a start-up building options it will not parse."""
@@ -350,9 +361,11 @@ _COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], _Hand
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    command = words[0] if words and words[0] in _COMMANDS else None  # options before it: build every command
-    parser = build_parser(command)
-    args = parser.parse_args(words)
+    if words and words[0] in _COMMANDS:
+        args = command_parser(words[0]).parse_args(words[1:])
+    else:  # no command, or options before it: the whole command line
+        parser = build_parser()
+        args = parser.parse_args(words)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE

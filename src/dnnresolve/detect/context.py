@@ -39,6 +39,7 @@ class ProbeContext:
         self.timeout = timeout
         self.run_programs = run_programs
         self._notes: list[str] = []
+        self._listings: dict[str, list[str]] = {}  # one run's directory listings (``glob``)
         self._lock = threading.Lock()
         self._runs: dict[tuple[str, ...], Job[ProgramResult]] = {}
         self._programs = Programs()
@@ -82,6 +83,11 @@ class ProbeContext:
 
     def read_text(self, path: str) -> str | None:
         """A small text file's content, or None when it is absent or unreadable."""
+        data = self.read_bytes(path)
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
+        """A small file's bytes (at most ``limit``), or None when it is absent, unreadable or not a regular file."""
         host = self.host(path)
         try:
             # O_NONBLOCK: a FIFO or a device in place of a version file must not hang the probe
@@ -95,7 +101,7 @@ class ProbeContext:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 self.note(f"{path}: not a regular file; not read")
                 return None
-            chunks, left = [], MAX_READ
+            chunks, left = [], limit
             while left > 0:
                 chunk = os.read(fd, min(left, 1 << 20))
                 if not chunk:
@@ -107,7 +113,7 @@ class ProbeContext:
             return None
         finally:
             os.close(fd)
-        return b"".join(chunks).decode("utf-8", errors="replace")
+        return b"".join(chunks)
 
     def exists(self, path: str) -> bool:
         return _stat(self.host(path)) is not None
@@ -132,10 +138,33 @@ class ProbeContext:
         yield from os.walk(self.host(top))
 
     def glob(self, pattern: str) -> list[str]:
-        """Target paths matching a pattern of target paths, sorted (``glob.glob``'s rules)."""
-        import glob
+        """Target paths matching a pattern of target paths, sorted (``glob.glob``'s rules). Where only the last
+        part has wildcards (the probes' usual ``{dir}/libcudnn.so*``), each directory is listed once per run,
+        however many patterns ask of it: a library directory holds thousands of names."""
+        host = self.host(pattern)
+        directory, name = os.path.split(host)
+        if any(c in directory for c in "*?[") or not any(c in name for c in "*?["):
+            import glob
 
-        return sorted(self.target(p) for p in glob.glob(self.host(pattern)))
+            return sorted(self.target(p) for p in glob.glob(host))
+        import fnmatch
+
+        names = self._listing(directory)
+        if not name.startswith("."):  # as glob: a wildcard does not match a leading dot
+            names = [n for n in names if not n.startswith(".")]
+        return sorted(self.target(os.path.join(directory, n)) for n in fnmatch.filter(names, name))
+
+    def _listing(self, directory: str) -> list[str]:
+        with self._lock:
+            names = self._listings.get(directory)
+        if names is None:
+            try:
+                names = os.listdir(directory or os.curdir)
+            except OSError:
+                names = []
+            with self._lock:
+                self._listings[directory] = names
+        return names
 
     def realpath(self, path: str) -> str:
         """Symlinks resolved; under ``--root`` an absolute link target stays inside the copy."""

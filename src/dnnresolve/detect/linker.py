@@ -1,9 +1,11 @@
 """Which copy of a shared library the dynamic linker would load first.
 
 For a program without an RPATH, ld.so looks for a soname (``libcudnn.so.5``) in the ``LD_LIBRARY_PATH``
-directories in order, then in the ldconfig cache (``/etc/ld.so.cache``, read with ``ldconfig -p``), then
-in the default directories. Under ``--root DIR`` the copy's cache is read with this machine's
-``ldconfig -p -C DIR/etc/ld.so.cache`` (ldconfig only reads the file; its paths are the copy's).
+directories in order, then in the ldconfig cache (``/etc/ld.so.cache``), then in the default directories.
+The cache is read as the file it is (glibc's format, ``parse_ld_cache``; the tests hold it equal to what
+``ldconfig -p`` prints for caches this machine's ldconfig writes in each of its formats); a cache in a format
+this reader does not know is listed by ``ldconfig -p`` instead (under ``--root DIR``, this machine's
+``ldconfig -p -C DIR/etc/ld.so.cache``: ldconfig only reads the file; its paths are the copy's).
 Frameworks that carry an RPATH to their own pip-installed libraries (torch with nvidia-* wheels) load
 those instead, whatever this says.
 """
@@ -47,12 +49,20 @@ def _ldconfig_argv(ctx: ProbeContext) -> tuple[list[str], bool] | None:
 
 
 def start(ctx: ProbeContext) -> None:
+    """Start ``ldconfig -p`` early, only where the cache file cannot be read here."""
+    if _readable(ctx.read_bytes(LD_CACHE, limit=len(_NEW) + _OLD_HEADER + 16)):
+        return
     cmd = _ldconfig_argv(ctx)
     if cmd and cmd[1]:
         ctx.start(cmd[0])
 
 
 def read_ld_cache(ctx: ProbeContext) -> LdCache:
+    data = ctx.read_bytes(LD_CACHE, limit=MAX_CACHE)
+    if data is not None:
+        cache = parse_ld_cache(data, source=LD_CACHE)
+        if cache is not None:
+            return cache
     cmd = _ldconfig_argv(ctx)
     if cmd is None:
         return LdCache()
@@ -75,6 +85,69 @@ def parse_ldconfig(text: str, source: str = "") -> LdCache:
         soname, flags, path = m.groups()
         # 64-bit entries first: a 64-bit program skips the 32-bit ones
         bucket = wide if "64" in flags else narrow
+        if path not in bucket.setdefault(soname, []):
+            bucket[soname].append(path)
+    cache = LdCache(source=source)
+    for soname in [*wide, *(n for n in narrow if n not in wide)]:
+        cache.entries[soname] = [*wide.get(soname, []), *narrow.get(soname, [])]
+    return cache
+
+
+# glibc's cache (elf/dl-cache.h): an optional old-format part ("ld.so-1.7.0", a count, 12-byte entries), then the
+# new format: "glibc-ld.so.cache" "1.1", nlibs, len_strings, a flags byte (2: little-endian, 3: big), 24-byte
+# entries (flags, key, value, osversion, hwcap) and their strings, offsets counted from the new header.
+_OLD = b"ld.so-1.7.0"
+_OLD_HEADER = 16
+_NEW = b"glibc-ld.so.cache1.1"
+_NEW_HEADER = 48
+MAX_CACHE = 64 << 20
+# The FLAG_REQUIRED_MASK values `ldconfig -p` names with a "64" (x86-64, AArch64, 64bit, IA-64, N64): ld.so of a
+# 64-bit program reads these and skips the others.
+_WIDE = frozenset({0x0100, 0x0200, 0x0300, 0x0400, 0x0500, 0x0700, 0x0A00, 0x0E00})
+
+
+def _new_part(data: bytes) -> int | None:
+    """Where the new-format header starts, or None for a file that has none."""
+    if data.startswith(_NEW):
+        return 0
+    if data.startswith(_OLD) and len(data) >= _OLD_HEADER:
+        nlibs = int.from_bytes(data[12:16], "little")
+        start = (_OLD_HEADER + nlibs * 12 + 7) & ~7
+        return start if data.startswith(_NEW, start) else None
+    return None
+
+
+def _readable(head: bytes | None) -> bool:
+    return bool(head) and (head or b"").startswith((_NEW, _OLD))
+
+
+def parse_ld_cache(data: bytes, source: str = "") -> LdCache | None:
+    """The soname -> paths of a glibc ``ld.so.cache``, 64-bit entries first (as ``parse_ldconfig`` reads
+    ``ldconfig -p``); None when ``data`` is not a cache in a format this reader knows."""
+    import struct
+
+    start = _new_part(data)
+    if start is None or len(data) < start + _NEW_HEADER:
+        return None
+    order = ">" if data[start + 28] == 3 else "<"
+    nlibs, _ = struct.unpack_from(order + "II", data, start + 20)
+    if start + _NEW_HEADER + nlibs * 24 > len(data):
+        return None
+
+    def text(offset: int) -> str | None:
+        at = start + offset
+        end = data.find(b"\0", at)
+        return data[at:end].decode("utf-8", "surrogateescape") if 0 <= at < len(data) and end > 0 else None
+
+    wide: dict[str, list[str]] = {}
+    narrow: dict[str, list[str]] = {}
+    for flags, key, value, _, _ in struct.iter_unpack(
+        order + "iIIIQ", data[start + _NEW_HEADER : start + _NEW_HEADER + nlibs * 24]
+    ):
+        soname, path = text(key), text(value)
+        if not soname or not path:
+            return None
+        bucket = wide if flags & 0xFF00 in _WIDE else narrow
         if path not in bucket.setdefault(soname, []):
             bucket[soname].append(path)
     cache = LdCache(source=source)
