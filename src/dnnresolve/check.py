@@ -29,7 +29,7 @@ from .check_pairs import (
 from .cuda_builds import is_cuda_plugin
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
-from .model import CudaInstall, CudnnInstall, Runtime, extras_of
+from .model import COMPANIONS, CudaInstall, CudnnInstall, Runtime, extras_of
 from .plan import make_plan
 from .solve import (
     Candidate,
@@ -72,15 +72,9 @@ class _Memo:
     """
 
     def __init__(self, matrix: Matrix) -> None:
+        self.matrix = matrix
         self.packages = frozenset(matrix.packages())
-        self.conda_names: dict[str, str] = {}
-        for row in matrix.frameworks:
-            for recipe in row.install:
-                if recipe.kind == "conda" and recipe.packages:
-                    first = re.split(r"[=<>! ]", recipe.packages[0])[0].lower()
-                    if first not in _NOT_FRAMEWORKS:  # a recipe may only bring CUDA and cuDNN (TF on Windows)
-                        self.conda_names.setdefault(first, row.package)
-        self.companions = {c for row in matrix.frameworks for recipe in row.install for c, _ in recipe.companions}
+        self._conda_names: dict[str, str] | None = None
         self.index_variants: dict[tuple[str, tuple[str, ...]], tuple[CudaVersion | None, bool, str]] = {}
         self.markers: dict[tuple[str, str, str], bool] = {}
         # each distinct pin's findings: what the target says of it (None where that depends on the wheels beside
@@ -89,6 +83,20 @@ class _Memo:
         self.beside: dict[tuple[object, ...], list[_Fact]] = {}
         self.gpu_related: dict[str, bool] = {}
         self.run = RunMemo()
+
+    @property
+    def conda_names(self) -> dict[str, str]:
+        """The matrix package each conda package name installs, from the rows' conda recipes; read at the first
+        conda line (every framework row is built for it)."""
+        if self._conda_names is None:
+            self._conda_names = {}
+            for row in self.matrix.frameworks:
+                for recipe in row.install:
+                    if recipe.kind == "conda" and recipe.packages:
+                        first = re.split(r"[=<>! ]", recipe.packages[0])[0].lower()
+                        if first not in _NOT_FRAMEWORKS:  # a recipe may only bring CUDA and cuDNN (TF on Windows)
+                            self._conda_names.setdefault(first, row.package)
+        return self._conda_names
 
 
 def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix: Matrix) -> CheckReport:
@@ -554,7 +562,7 @@ def _unknown(report: CheckReport, located: LocatedRequirement, memo: _Memo, unkn
     name = memo.run.name(located)
     related = memo.gpu_related.get(name)
     if related is None:
-        related = bool(_GPU_NAME.search(name)) or name in memo.companions or name in ("torchvision", "torchaudio")
+        related = bool(_GPU_NAME.search(name)) or name in COMPANIONS
         memo.gpu_related[name] = related
     if related:
         report.findings.append(
