@@ -544,3 +544,111 @@ def test_a_lock_file_of_jax_cuda12_is_no_cpu_build(run_cli: Run, tmp_path: Path)
     assert findings(report, "needs-extras") == [] and findings(report, "renamed") == [], report
     _, report = check_on_an_a100(run_cli, tmp_path, "jax==0.6.1\njaxlib==0.6.1\n")
     assert [f["severity"] for f in findings(report, "needs-extras")] == ["warning"]
+
+
+# ------------------------------------------------------------------ many files: answers shared, never mixed up
+
+# Files whose lines repeat across a project, each line in a context that changes what it means: the index it is
+# installed from, the framework beside it, the optional group it sits in, a CUDA build that loads the system's.
+CONTEXTS = {
+    "index.txt": "--extra-index-url https://download.pytorch.org/whl/cu121\ntorch==2.1.0\nnumpy\n",
+    "plain.txt": "torch==2.1.0\nnumpy\n",
+    "clash.txt": "nvidia-cudnn-cu12==8.9.2.26\ntorch==2.5.1\n",
+    "agree.txt": "nvidia-cudnn-cu12==8.9.2.26\ntorch==2.1.0\n",
+    "alone.txt": "nvidia-cudnn-cu12==8.9.2.26\nnumpy\n",
+    "ort-torch251.txt": "onnxruntime-gpu==1.23.2\ntorch==2.5.1\n",
+    "ort-torch231.txt": "onnxruntime-gpu==1.23.2\ntorch==2.3.1\n",
+    "tf-lock.txt": "tensorflow==2.15.1\nnvidia-cudnn-cu12==9.1.0.70\n",
+    "system-cuda.txt": "tensorflow-gpu==1.4.0\ntensorflow-gpu==1.4.0\nnumpy\n",
+    "cu118-tag.txt": "torch==2.1.0+cu118\n",
+    "pair-clash.txt": "torch==2.1.0\njax[cuda12]==0.4.30\n",
+    "pair-same.txt": "torch==2.1.0\ntorch==2.1.0\n",
+    "pyproject.toml": (
+        '[project]\nname = "p"\nversion = "1"\ndependencies = ["numpy"]\n[project.optional-dependencies]\n'
+        'gpu = ["nvidia-cudnn-cu12==8.9.2.26"]\ntorch = ["torch==2.5.1"]\n'
+    ),
+}
+OLD_DRIVER = ("--driver", "470.82.01", "--gpu", "A100", "--python", "3.10", "--cuda", "11.4", "--cudnn", "8.9")
+NEW_DRIVER = ("--driver", "535.104.05", "--gpu", "A100", "--python", "3.10", "--cuda", "11.4", "--cudnn", "8.9")
+
+
+def write_contexts(root: Path, copies: int) -> list[str]:
+    """``copies`` copies of each file of CONTEXTS, interleaved (c000/index.txt, c000/plain.txt, ..., c001/...)."""
+    paths = []
+    for k in range(copies):
+        for name, text in CONTEXTS.items():
+            path = root / f"c{k:03d}" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            paths.append(str(path))
+    return paths
+
+
+def said(report: dict[str, Any], path: str) -> list[tuple[Any, ...]]:
+    """The findings on one file, with its own path written as FILE (messages name it)."""
+    return [
+        (f["line"], f["package"], f["severity"], f["rule"], f["message"].replace(path, "FILE"), f["fix"], f["source"])
+        for f in report["findings"]
+        if f["file"] == path
+    ]
+
+
+@pytest.mark.parametrize("target", [OLD_DRIVER, NEW_DRIVER], ids=["driver-470", "driver-535"])
+def test_many_files_in_one_run_say_what_each_says_alone(run_cli: Run, tmp_path: Path, target: tuple[str, ...]) -> None:
+    # check works each distinct answer out once for the whole run; every copy must still get its own file's
+    alone = {}
+    for path in write_contexts(tmp_path / "alone", 1):
+        proc = run_cli("check", "--json", path, *target)
+        assert proc.returncode in (0, 1), proc.stderr
+        alone[Path(path).name] = said(json.loads(proc.stdout), path)
+    paths = write_contexts(tmp_path / "many", 20)
+    proc = run_cli("check", "--json", *paths, *target)
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    for path in paths:
+        assert said(report, path) == alone[Path(path).name], path
+    # (the contexts do change what the same line means, on one driver or the other)
+    assert alone["index.txt"] != alone["plain.txt"] or alone["ort-torch251.txt"] != alone["ort-torch231.txt"]
+
+
+def test_the_same_line_keeps_the_findings_of_its_own_file(run_cli: Run, tmp_path: Path) -> None:
+    paths = write_contexts(tmp_path, 2)
+    rules: dict[tuple[str, str, int], set[tuple[str, str]]] = {}  # (driver, file, line): (severity, rule)s
+    for target in (OLD_DRIVER, NEW_DRIVER):
+        report = json.loads(run_cli("check", "--json", *paths, *target).stdout)
+        copies: dict[str, dict[tuple[str, str, int], set[tuple[str, str]]]] = {"c000": {}, "c001": {}}
+        for path in paths:
+            for line, _, severity, rule, *_ in said(report, path):
+                key = (target[1], Path(path).name, line)
+                copies[Path(path).parent.name].setdefault(key, set()).add((severity, rule))
+        assert copies["c000"] == copies["c001"]  # each copy says the same
+        rules.update(copies["c000"])
+    # torch==2.1.0 from the cu121 index needs a CUDA 12 driver; the same line without it picks the cu118 build
+    assert rules["470.82.01", "index.txt", 2] == {("error", "cuda-disagreement")}
+    assert rules["470.82.01", "plain.txt", 1] == {("warning", "target-caveat")}
+    # the same nvidia-cudnn-cu12 line: beside torch 2.5.1 (cuDNN 9) a clash, beside 2.1.0 none, alone unchecked,
+    # in an optional group of its own not installed with torch's
+    assert rules["535.104.05", "clash.txt", 1] == {("error", "wheel-conflict")}
+    assert ("535.104.05", "agree.txt", 1) not in rules
+    assert rules["535.104.05", "alone.txt", 1] == {("info", "not-checked")}
+    assert rules["535.104.05", "pyproject.toml", 6] == {("info", "not-checked")}
+    # the same onnxruntime-gpu line: torch 2.5.1 brings the cuDNN 9 it reuses, torch 2.3.1 does not
+    assert rules["535.104.05", "ort-torch251.txt", 1] == {("warning", "needs-extras")}
+    assert rules["535.104.05", "ort-torch231.txt", 1] == {("error", "needs-extras")}
+    # the same torch line in a pair: beside jax[cuda12] 0.4.30 (cuDNN 8.9 against 9) a clash, beside itself none
+    assert rules["535.104.05", "pair-clash.txt", 2] == {("error", "wheel-conflict"), ("warning", "target-caveat")}
+    assert ("535.104.05", "pair-same.txt", 2) not in rules
+
+
+def test_a_wheel_with_its_own_cuda_is_never_held_to_the_targets_toolkit_among_many_files(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    # torch's cu118 wheel loads its own CUDA runtime, whatever the other files hold: its pin once took the answer
+    # of a tensorflow-gpu pin (which loads the system's) of another file, whose memory it happened to reuse
+    for copies in (3, 4, 5, 6):
+        paths = write_contexts(tmp_path / str(copies), copies)
+        for target in (OLD_DRIVER, NEW_DRIVER):
+            proc = run_cli("check", "--json", *paths, *target)
+            assert proc.returncode in (0, 1), proc.stderr
+            report = json.loads(proc.stdout)
+            assert [f for f in findings(report, "cuda-disagreement") if "the target's CUDA" in f["message"]] == []

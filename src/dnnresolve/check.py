@@ -17,8 +17,9 @@ from packaging.specifiers import SpecifierSet
 
 from .check_pairs import (
     Brought,
-    PairMemo,
     Pin,
+    RunMemo,
+    Solved,
     Wheel,
     cuda_agreement,
     environment_wheels,
@@ -28,7 +29,7 @@ from .check_pairs import (
 from .cuda_builds import is_cuda_plugin
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
-from .model import CudaInstall, CudnnInstall, Runtime, extras_of
+from .model import COMPANIONS, CudaInstall, CudnnInstall, Runtime, extras_of
 from .plan import make_plan
 from .solve import (
     Candidate,
@@ -65,28 +66,37 @@ class _Memo:
     """Answers that repeat across the lines and files of one run, worked out once each.
 
     A monorepo's files name the same few requirements again and again; each distinct requirement is
-    solved once per environment, and each distinct pair compared once (``check_pairs``). Keys are the
-    requirement's text and the identity of the runtime object it was judged against; the runtimes live
-    as long as the run.
+    solved once per environment, and each distinct pair compared once (``check_pairs``). Keys hold the
+    full content of what decides an answer, as text (a requirement's, an environment's repr), never
+    an object's identity: equal inputs share an answer, different ones never do.
     """
 
     def __init__(self, matrix: Matrix) -> None:
+        self.matrix = matrix
         self.packages = frozenset(matrix.packages())
-        self.conda_names: dict[str, str] = {}
-        for row in matrix.frameworks:
-            for recipe in row.install:
-                if recipe.kind == "conda" and recipe.packages:
-                    first = re.split(r"[=<>! ]", recipe.packages[0])[0].lower()
-                    if first not in _NOT_FRAMEWORKS:  # a recipe may only bring CUDA and cuDNN (TF on Windows)
-                        self.conda_names.setdefault(first, row.package)
-        self.companions = {c for row in matrix.frameworks for recipe in row.install for c, _ in recipe.companions}
+        self._conda_names: dict[str, str] | None = None
         self.index_variants: dict[tuple[str, tuple[str, ...]], tuple[CudaVersion | None, bool, str]] = {}
         self.markers: dict[tuple[str, str, str], bool] = {}
-        self.results: dict[tuple[str, str, bool, int], RequirementResult] = {}
-        self.target_findings: dict[
-            tuple[int, str, bool, tuple[tuple[str, str], ...]], list[tuple[Severity, str, str, str, str]]
-        ] = {}
-        self.pairs = PairMemo()
+        # each distinct pin's findings: what the target says of it (None where that depends on the wheels beside
+        # it: then once per distinct set of them, in ``beside``), and the rest
+        self.pin_facts: dict[tuple[object, ...], tuple[list[_Fact] | None, list[_Fact]]] = {}
+        self.beside: dict[tuple[object, ...], list[_Fact]] = {}
+        self.gpu_related: dict[str, bool] = {}
+        self.run = RunMemo()
+
+    @property
+    def conda_names(self) -> dict[str, str]:
+        """The matrix package each conda package name installs, from the rows' conda recipes; read at the first
+        conda line (every framework row is built for it)."""
+        if self._conda_names is None:
+            self._conda_names = {}
+            for row in self.matrix.frameworks:
+                for recipe in row.install:
+                    if recipe.kind == "conda" and recipe.packages:
+                        first = re.split(r"[=<>! ]", recipe.packages[0])[0].lower()
+                        if first not in _NOT_FRAMEWORKS:  # a recipe may only bring CUDA and cuDNN (TF on Windows)
+                            self._conda_names.setdefault(first, row.package)
+        return self._conda_names
 
 
 def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix: Matrix) -> CheckReport:
@@ -99,16 +109,18 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
             "only internal consistency was checked"
         )
     shared = copy.deepcopy(target) if target is not None else Runtime()  # for files that set nothing of their own
+    shared_key = repr(shared)
     project_cuda: list[tuple[str, CudaVersion, LocatedRequirement]] = []
-    project_variants: list[Pin] = []
-    system_cuda: set[int] = set()  # pins whose release loads CUDA from the system, not from its wheels
+    # pins of a CUDA build, each with whether its release loads CUDA from the system rather than its wheels
+    project_variants: list[tuple[Pin, bool]] = []
     unknown: dict[str, None] = {}
     checked: dict[str, None] = {}
-    named = {r.name for s in sources for r in s.requirements}  # what the project installs, in any file
+    named = {memo.run.name(r) for s in sources for r in s.requirements}  # what the project installs, in any file
     for source in sources:
         for s in source.skipped:
             report.findings.append(Finding(s.file, s.line, "", Severity.INFO, "skipped", f"{s.raw}: {s.reason}"))
         runtime, env_cuda = _environment(source, target, shared)
+        env = shared_key if runtime is shared else repr(runtime)
         project_cuda.extend(env_cuda)
         pins = []
         others: list[LocatedRequirement] = []
@@ -117,28 +129,27 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
                 continue  # not installed on this target
             pin = _pin(located, source, matrix, memo)
             if pin is None:
-                if located.name not in _ENVIRONMENT:
+                if memo.run.name(located) not in _ENVIRONMENT:
                     others.append(located)
                 continue
             checked.setdefault(pin.package, None)
             pins.append(pin)
-            if pin.variant is not None and pin.variant_from:
-                project_variants.append(pin)
-        results = [_solve(pin, runtime, matrix, memo) for pin in pins]
-        brought = environment_wheels(pins, results, source.requirements, matrix, memo.pairs)
+        solved = [_solve(pin, env, runtime, matrix, memo) for pin in pins]
+        brought = environment_wheels(pins, solved, source.requirements, memo.run)
+        # (only what the target says of a pin it runs reads the wheels beside it)
+        brought_key = _brought_key(brought) if target is not None else ()
         for located in others:  # an nvidia-* wheel a framework here pins is checked against those pins
-            if not wheel_line_findings(report, located, pins, results, matrix, memo.pairs):
+            if not wheel_line_findings(report, located, pins, solved, memo.run):
                 _unknown(report, located, memo, unknown)
             else:
-                checked.setdefault(located.name, None)
-        for pin, result in zip(pins, results):
-            _target_findings(report, pin, result, runtime, matrix, target is not None, memo, brought)
-            _no_runtime(report, pin, result, named)
-            _unpinned(report, pin, result)
-            if result.best is not None and needs_system_cuda(result.best.release, matrix):
-                system_cuda.add(id(pin))
-        pair_findings(report, pins, results, matrix, memo.pairs)
-    cuda_agreement(report, project_cuda, project_variants, target, system_cuda)
+                checked.setdefault(memo.run.name(located), None)
+        for pin, verdict in zip(pins, solved):
+            _pin_findings(report, pin, verdict, runtime, matrix, target is not None, memo, brought, brought_key, named)
+            if pin.variant is not None and pin.variant_from:
+                system_cuda = verdict.best is not None and needs_system_cuda(verdict.best.release, matrix)
+                project_variants.append((pin, system_cuda))
+        pair_findings(report, pins, solved, matrix, memo.run)
+    cuda_agreement(report, project_cuda, project_variants, target)
     report.not_checked = sorted(unknown)
     report.checked = sorted(checked)
     return report
@@ -204,7 +215,7 @@ def _evaluate_marker(marker: str, runtime: Runtime) -> bool:
 
 def _matrix_name(located: LocatedRequirement, memo: _Memo) -> str | None:
     """The matrix package a requirement names; a conda name maps through the rows' conda recipes."""
-    name = located.name
+    name = memo.run.name(located)
     if name in memo.packages:
         return name
     if located.conda is None:
@@ -266,47 +277,72 @@ def _variant_from_index(package: str, urls: tuple[str, ...], matrix: Matrix) -> 
     return None, False, ""
 
 
-def _solve(pin: Pin, runtime: Runtime, matrix: Matrix, memo: _Memo) -> RequirementResult:
-    """The solver's verdict on one pin, narrowed to the CUDA build the pin selects; once per distinct pin."""
-    key = (str(pin.requirement), str(pin.variant.series) if pin.variant else "", pin.cpu, id(runtime))
-    result = memo.results.get(key)
-    if result is None:
-        result = memo.results[key] = solve_requirement(pin.requirement, runtime, matrix)
+def _solve(pin: Pin, env: str, runtime: Runtime, matrix: Matrix, memo: _Memo) -> Solved:
+    """The solver's verdict on one pin, narrowed to the CUDA build the pin selects; once per distinct pin and
+    environment (``env``: the runtime's repr)."""
+    key = (str(pin.requirement), repr(pin.variant) if pin.variant else "", pin.cpu, env)
+    found = memo.run.solved.get(key)
+    if found is None:
+        result = solve_requirement(pin.requirement, runtime, matrix)
         if pin.variant is not None:
             variant = pin.variant  # a whole major (jaxlib's +cuda12.cudnn89) takes any build of it
             result.candidates = [c for c in result.candidates if c.cuda is not None and variant.names_build(c.cuda)]
         elif pin.cpu:
             result.candidates = [c for c in result.candidates if c.cuda is None]
-    return result
+        found = memo.run.add(key, result, matrix)
+    return found
 
 
 # ------------------------------------------------------------------ per requirement
 
 
-def _target_findings(
+_Fact = tuple[Severity, str, str, str, str]  # severity, rule, message, fix, source of one finding on a pin
+
+
+def _brought_key(brought: Brought) -> tuple[tuple[str, ...], ...]:
+    return tuple((name, str(w.spec), w.by, w.where, w.package) for name, w in brought.items())
+
+
+def _pin_findings(
     report: CheckReport,
     pin: Pin,
-    result: RequirementResult,
+    solved: Solved,
     runtime: Runtime,
     matrix: Matrix,
     has_target: bool,
     memo: _Memo,
     brought: Brought,
+    brought_key: tuple[tuple[str, ...], ...],
+    named: set[str],
 ) -> None:
-    others = tuple(sorted((name, w.where) for name, w in brought.items() if w.where != pin.located.where))
-    key = (id(result), pin.variant_from, has_target, others)
-    found = memo.target_findings.get(key)
+    """What is wrong with one pin: on the target, without the part that runs it, without a version; worked out
+    once per distinct pin (its verdict, the name and CUDA build it stands for, its conda version)."""
+    conda = pin.located.conda
+    exact = None if conda is None else (conda.exact_version, conda.version)
+    key = (solved.number, pin.package, pin.variant_from, has_target, exact)
+    found = memo.pin_facts.get(key)
     if found is None:
-        found = memo.target_findings[key] = _judge(pin, result, runtime, matrix, has_target, brought)
+        result = solved.result
+        rest = _no_runtime(pin, result, named) + _unpinned(pin, result)
+        found = memo.pin_facts[key] = (_judge(pin, result, runtime, matrix, has_target), rest)
+    judged, rest = found
+    if judged is None:  # a pin the target runs: what it says may depend on the wheels beside it
+        best = solved.best
+        assert best is not None
+        judged = memo.beside.get((key, brought_key))
+        if judged is None:
+            judged = _without_extras(pin, best, runtime, matrix, brought) or _caveats(pin, best)
+            memo.beside[(key, brought_key)] = judged
     loc = pin.located
-    for severity, rule, message, fix, source in found:
+    for severity, rule, message, fix, source in (*judged, *rest):
         report.findings.append(Finding(loc.file, loc.line, pin.package, severity, rule, message, fix, source))
 
 
 def _judge(
-    pin: Pin, result: RequirementResult, runtime: Runtime, matrix: Matrix, has_target: bool, brought: Brought
-) -> list[tuple[Severity, str, str, str, str]]:
-    """What is wrong with one pin on the target: (severity, rule, message, fix, source) of each finding."""
+    pin: Pin, result: RequirementResult, runtime: Runtime, matrix: Matrix, has_target: bool
+) -> list[_Fact] | None:
+    """What is wrong with one pin on the target; None where the target runs it and the answer depends on the
+    wheels beside it (``_without_extras``, ``_caveats``)."""
     if not result.candidates:
         if pin.variant is not None and matrix.find(pin.package, _plain(pin.requirement.specifier)):
             message = f"{pin.requirement}: the matrix has no CUDA {pin.variant} build of it ({pin.variant_from})"
@@ -333,7 +369,7 @@ def _judge(
         return []  # a range: some matching release runs here (the unpinned warning says the rest)
     failures = [c for c in best.failures if (has_target or c.component != "os") and _concerns_pin(c, pin, best)]
     if not failures:
-        return (_without_extras(pin, best, runtime, matrix, brought) or _caveats(pin, best)) if has_target else []
+        return None if has_target else []
     where = {c.component: runtime.sources.get(c.component, "") for c in failures}
     if runtime.cuda:
         where["cuda"] = runtime.cuda[0].found_in
@@ -435,20 +471,20 @@ def _cpu_build_only(
     return [(Severity.WARNING, "needs-extras", message, fix, best.release.source)]
 
 
-def _no_runtime(report: CheckReport, pin: Pin, result: RequirementResult, named: set[str]) -> None:
+def _no_runtime(pin: Pin, result: RequirementResult, named: set[str]) -> list[_Fact]:
     """A pin without extras of a release that runs only with one (``jax==0.4.25``: before 0.4.30 jax brings
     jaxlib only through its extras, ``jax[cpu]`` included): pip installs the package alone and its import
     fails, on any machine. The project may bring the missing part itself (a ``jaxlib`` line, a conda ``jax``)."""
     loc = pin.located
     if pin.requirement.extras or loc.conda is not None or not result.candidates:
-        return
+        return []
     releases = [c.release for c in result.candidates]
     if any(r.runs_without_extras for r in releases) or pin.package != releases[0].package:
-        return  # (an alias pin, jaxlib==0.4.25, is the missing part itself)
+        return []  # (an alias pin, jaxlib==0.4.25, is the missing part itself)
     best = result.best or result.candidates[0]
     row = best.release
     if any(alias in named for alias in row.aliases):
-        return
+        return []
     cpu = row.recipe(None)
     assert cpu is not None  # (runs_without_extras is True without one)
     missing = row.aliases[0] if row.aliases else "the part that runs"
@@ -466,10 +502,7 @@ def _no_runtime(report: CheckReport, pin: Pin, result: RequirementResult, named:
     fixes.append(f"{_bare(cpu.requirement)}{spec} for the CPU build")
     if row.aliases:
         fixes.append(f"or pin {row.aliases[0]} beside it")
-    source = row.source
-    report.findings.append(
-        Finding(loc.file, loc.line, pin.package, Severity.ERROR, "no-runtime", message, ", ".join(fixes), source)
-    )
+    return [(Severity.ERROR, "no-runtime", message, ", ".join(fixes), row.source)]
 
 
 def _bare(requirement: str) -> str:
@@ -511,33 +544,27 @@ def _concerns_pin(check: Check, pin: Pin, best: Candidate) -> bool:
     return rec is not None and bool(rec.extras & extras_of(str(pin.requirement)))
 
 
-def _unpinned(report: CheckReport, pin: Pin, result: RequirementResult) -> None:
+def _unpinned(pin: Pin, result: RequirementResult) -> list[_Fact]:
     if not any(r.is_gpu for r in [c.release for c in result.candidates]) and result.candidates:
-        return
+        return []
     spec = pin.requirement.specifier
     conda = pin.located.conda
     if _exact(spec) or (conda is not None and conda.exact_version and "*" not in conda.version):
-        return  # conda's name=2.1.2 is a fuzzy match on 2.1.2 (builds differ, the version does not)
-    loc = pin.located
+        return []  # conda's name=2.1.2 is a fuzzy match on 2.1.2 (builds differ, the version does not)
     how = f"only a range ({spec})" if str(spec) else "no version"
     newest = result.best.release.version if result.best else None
     fix = f"pin an exact version, e.g. {pin.package}=={newest}" if newest else "pin an exact version"
-    report.findings.append(
-        Finding(
-            loc.file,
-            loc.line,
-            pin.package,
-            Severity.WARNING,
-            "unpinned",
-            f"{pin.package} has {how}: which release, and which CUDA it needs, depends on the day it is installed",
-            fix,
-        )
-    )
+    message = f"{pin.package} has {how}: which release, and which CUDA it needs, depends on the day it is installed"
+    return [(Severity.WARNING, "unpinned", message, fix, "")]
 
 
 def _unknown(report: CheckReport, located: LocatedRequirement, memo: _Memo, unknown: dict[str, None]) -> None:
-    name = located.name
-    if _GPU_NAME.search(name) or name in memo.companions or name in ("torchvision", "torchaudio"):
+    name = memo.run.name(located)
+    related = memo.gpu_related.get(name)
+    if related is None:
+        related = bool(_GPU_NAME.search(name)) or name in COMPANIONS
+        memo.gpu_related[name] = related
+    if related:
         report.findings.append(
             Finding(
                 located.file,

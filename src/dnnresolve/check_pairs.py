@@ -11,7 +11,8 @@ from packaging.specifiers import SpecifierSet
 from .cuda_builds import is_cuda_plugin
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
-from .model import Runtime, WheelPins
+from .model import Runtime
+from .pkgname import canonicalize_name
 from .records import record
 from .solve import (
     Candidate,
@@ -60,28 +61,95 @@ class _MajorMix:
 @record
 class _PairVerdict:
     source: str
-    clashes: list[str]
+    clashes: str  # the nvidia-* wheels no version of which satisfies both ("" for none), as a message says them
     mix: _MajorMix | None
 
 
-class PairMemo:
-    """Verdicts of pairs of solver results, by the results' identity (``check`` shares one result among all
-    the lines that name the same requirement), and each result's requested candidate."""
+# What decides a solver verdict, as text: the requirement, the CUDA build it selects, whether it is the CPU
+# build, and the environment (the runtime's repr: every field, sources included).
+SolveKey = tuple[str, str, bool, str]
+
+
+@record
+class Solved:
+    """The solver's verdict on one distinct requirement in one environment, and what ``check`` reads from it,
+    worked out once: every line of every file that names the same requirement there shares it."""
+
+    key: SolveKey
+    number: int  # its place among the run's distinct verdicts: a short stand-in for ``key``
+    result: RequirementResult
+    best: Candidate | None
+    pins: dict[str, SpecifierSet]  # the nvidia-* wheels its own form pins (pins_met's first row)
+    wheels: dict[str, tuple[SpecifierSet, str]]  # those, then what its CUDA forms pin: (spec, the form's extras)
+    source: str | None  # the page of its pins; None where the matrix has none
+
+    @property
+    def text(self) -> str:
+        """The requirement as text (``str(pin.requirement)`` of every pin it answers for)."""
+        return self.key[0]
+
+
+def solved(key: SolveKey, number: int, result: RequirementResult, matrix: Matrix) -> Solved:
+    """``result`` (already narrowed to the pin's CUDA build) with what the checks read from it."""
+    best = result.best
+    rows = pins_met(result, best.release, matrix) if best is not None else []
+    pins = pinned_specifiers(rows[0].requires) if rows else {}
+    wheels = {name: (spec, "") for name, spec in pins.items()}
+    if best is not None and not result.requirement.extras:
+        # a lock file writes tensorflow[and-cuda] out as tensorflow and its nvidia-* wheels: what the plain pin's
+        # CUDA forms pin (the first form, in order, that pins a wheel) is what such a line is held to
+        for form in sorted((f for f in bundled_forms(best.release, matrix) if f), key=sorted):
+            form_rows = pins_of_form(best.release, form, result.requirement.specifier, matrix)
+            for name, spec in (pinned_specifiers(form_rows[0].requires) if form_rows else {}).items():
+                wheels.setdefault(name, (spec, ",".join(sorted(form))))
+    return Solved(key, number, result, best, pins, wheels, rows[0].source if rows else None)
+
+
+class RunMemo:
+    """What ``check`` works out once per distinct input, however many files repeat it: solver verdicts by
+    their key, the verdict of each pair of them (by their numbers), whether two specifier sets meet, every
+    wheel name any verdict pins (so that a line naming none of them is passed over at once), the canonical
+    form of each name as written, and which names an environment's frameworks want as lines of their own."""
 
     def __init__(self) -> None:
+        self.solved: dict[SolveKey, Solved] = {}
         self.verdicts: dict[tuple[int, int], _PairVerdict] = {}
-        self.best: dict[int, Candidate | None] = {}
+        self.meets: dict[tuple[str, str], bool] = {}
+        self.wheel_names: set[str] = set()
+        self.names: dict[str, str] = {}
+        self.wants: dict[tuple[str, frozenset[str]], bool] = {}
 
-    def best_of(self, result: RequirementResult) -> Candidate | None:
-        key = id(result)
-        if key not in self.best:
-            self.best[key] = result.best
-        return self.best[key]
+    def add(self, key: SolveKey, result: RequirementResult, matrix: Matrix) -> Solved:
+        found = self.solved[key] = solved(key, len(self.solved), result, matrix)
+        self.wheel_names.update(found.wheels)
+        return found
 
+    def name(self, located: LocatedRequirement) -> str:
+        """``located.name``, each distinct spelling canonicalized once."""
+        req = located.requirement
+        if req is None:
+            return located.name
+        found = self.names.get(req.name)
+        if found is None:
+            found = self.names[req.name] = canonicalize_name(req.name)
+        return found
 
-def _pins_of(result: RequirementResult, matrix: Matrix) -> dict[str, SpecifierSet]:
-    rows = _rows(result, matrix)
-    return pinned_specifiers(rows[0].requires) if rows else {}
+    def wanted(self, name: str, packages: frozenset[str]) -> bool:
+        """Whether an environment of the frameworks ``packages`` installs ``name`` for their CUDA forms (an
+        nvidia-* wheel, a framework's CUDA plugin)."""
+        key = (name, packages)
+        found = self.wants.get(key)
+        if found is None:
+            found = name.startswith("nvidia-") or any(is_cuda_plugin(p, name) for p in packages)
+            self.wants[key] = found
+        return found
+
+    def intersect(self, a: SpecifierSet, b: SpecifierSet) -> bool:
+        key = (str(a), str(b))
+        meets = self.meets.get(key)
+        if meets is None:
+            meets = self.meets[key] = specifiers_intersect(a, b)
+        return meets
 
 
 @record(frozen=True)
@@ -99,87 +167,66 @@ Brought = dict[str, Wheel]  # by package name
 
 
 def environment_wheels(
-    pins: list[Pin],
-    results: list[RequirementResult],
-    requirements: Sequence[LocatedRequirement],
-    matrix: Matrix,
-    memo: PairMemo,
+    pins: list[Pin], solved: list[Solved], requirements: Sequence[LocatedRequirement], memo: RunMemo
 ) -> Brought:
     """What one environment installs for its frameworks' CUDA forms: nvidia-* wheels and CUDA plugins named on
     lines of their own, then the nvidia-* wheels its pip-installed framework pins bring (the first that brings
     each)."""
     out: Brought = {}
+    packages = frozenset(p.package for p in pins)
     for r in requirements:
-        wanted = r.name.startswith("nvidia-") or any(is_cuda_plugin(p.package, r.name) for p in pins)
-        if r.requirement is not None and r.origin == "pip" and wanted:
-            out.setdefault(r.name, Wheel(r.requirement.specifier, str(r.requirement), r.where))
-    for pin, result in zip(pins, results):
-        if _pip_wheels(pin, memo.best_of(result)):
-            for name, spec in _pins_of(result, matrix).items():
-                out.setdefault(name, Wheel(spec, str(pin.requirement), pin.located.where, pin.package))
+        if r.requirement is None or r.origin != "pip":
+            continue
+        name = memo.name(r)
+        if name not in out and memo.wanted(name, packages):
+            out[name] = Wheel(r.requirement.specifier, str(r.requirement), r.where)
+    for pin, s in zip(pins, solved):
+        if s.pins and _pip_wheels(pin, s.best):
+            for name, spec in s.pins.items():
+                if name not in out:
+                    out[name] = Wheel(spec, s.text, pin.located.where, pin.package)
     return out
 
 
 def wheel_line_findings(
-    report: CheckReport,
-    located: LocatedRequirement,
-    pins: list[Pin],
-    results: list[RequirementResult],
-    matrix: Matrix,
-    memo: PairMemo,
+    report: CheckReport, located: LocatedRequirement, pins: list[Pin], solved: list[Solved], memo: RunMemo
 ) -> bool:
     """A line of its own for a wheel that the environment's frameworks pin (a lock file's nvidia-cudnn-cu12
     beside torch): an error for each framework whose pin it does not satisfy. False when no framework here pins
     it (the line is then not checked)."""
     if located.requirement is None or located.origin != "pip":
         return False
+    name = memo.name(located)
+    if name not in memo.wheel_names:
+        return False
     mine = located.requirement.specifier
     pinned = False
-    for pin, result in zip(pins, results):
-        if not _pip_wheels(pin, memo.best_of(result)) or not _together(pin.located, located):
+    for pin, s in zip(pins, solved):
+        found = s.wheels.get(name)
+        if found is None or not _pip_wheels(pin, s.best) or not _together(pin.located, located):
             continue
-        theirs = _pins_of(result, matrix).get(located.name)
-        form = ""
-        if theirs is None:
-            theirs, form = _form_pin(result, located.name, matrix)
-        if theirs is None:
-            continue
+        theirs, form = found
         pinned = True
-        if specifiers_intersect(mine, theirs):
+        if memo.intersect(mine, theirs):
             continue
-        source = next((p.source for p in _rows(result, matrix)), "")
         if form:  # the plain pin asks pip for nothing: the line is not what the framework's CUDA form would load
             severity = Severity.WARNING
             message = (
-                f"{located.requirement} is not the {located.name} that "
-                f"{pin.package}[{form}]{pin.requirement.specifier} installs ({located.name}{theirs}; "
+                f"{located.requirement} is not the {name} that "
+                f"{pin.package}[{form}]{pin.requirement.specifier} installs ({name}{theirs}; "
                 f"{pin.requirement}, {pin.located.where}, loads it from the environment): the build may not load it"
             )
         else:
             severity = Severity.ERROR
             message = (
                 f"{located.requirement} does not satisfy {pin.requirement} ({pin.located.where}), which needs "
-                f"{located.name}{theirs}: pip cannot install both"
+                f"{name}{theirs}: pip cannot install both"
             )
-        fix = f"pin {located.name}{theirs}, the version {pin.requirement} {'is built with' if form else 'installs'}"
+        fix = f"pin {name}{theirs}, the version {pin.requirement} {'is built with' if form else 'installs'}"
         report.findings.append(
-            Finding(located.file, located.line, located.name, severity, "wheel-conflict", message, fix, source)
+            Finding(located.file, located.line, name, severity, "wheel-conflict", message, fix, s.source or "")
         )
     return pinned
-
-
-def _form_pin(result: RequirementResult, name: str, matrix: Matrix) -> tuple[SpecifierSet | None, str]:
-    """What a plain pin's CUDA form pins ``name`` to, and that form's extras ("and-cuda"): a lock file writes
-    ``tensorflow[and-cuda]`` out as ``tensorflow`` and its nvidia-* wheels."""
-    best = result.best
-    if best is None or result.requirement.extras:
-        return None, ""
-    for form in sorted((f for f in bundled_forms(best.release, matrix) if f), key=sorted):
-        rows = pins_of_form(best.release, form, result.requirement.specifier, matrix)
-        spec = pinned_specifiers(rows[0].requires).get(name) if rows else None
-        if spec is not None:
-            return spec, ",".join(sorted(form))
-    return None, ""
 
 
 def _together(a: LocatedRequirement, b: LocatedRequirement) -> bool:
@@ -199,26 +246,19 @@ def _pip_wheels(pin: Pin, best: Candidate | None) -> bool:
     return default is not None and default.series == pin.variant.series
 
 
-def pair_findings(
-    report: CheckReport, pins: list[Pin], results: list[RequirementResult], matrix: Matrix, memo: PairMemo
-) -> None:
-    wheels = [_pip_wheels(pin, memo.best_of(result)) for pin, result in zip(pins, results)]
-    for i in range(len(pins)):
-        if not wheels[i]:
-            continue
-        for j in range(i + 1, len(pins)):
-            a, b = pins[i], pins[j]
-            if not wheels[j] or not _together(a.located, b.located):
+def pair_findings(report: CheckReport, pins: list[Pin], solved: list[Solved], matrix: Matrix, memo: RunMemo) -> None:
+    wheels = [i for i, (pin, s) in enumerate(zip(pins, solved)) if _pip_wheels(pin, s.best)]
+    for n, i in enumerate(wheels):
+        a, sa = pins[i], solved[i]
+        for j in wheels[n + 1 :]:
+            b, sb = pins[j], solved[j]
+            if not _together(a.located, b.located):
                 continue
-            ra, rb = results[i], results[j]
-            key = (id(ra), id(rb))
+            key = (sa.number, sb.number)
             verdict = memo.verdicts.get(key)
             if verdict is None:
-                verdict = memo.verdicts[key] = _pair_verdict(ra, rb, matrix)
+                verdict = memo.verdicts[key] = _pair_verdict(sa, sb, matrix)
             if verdict.clashes:
-                clashes = verdict.clashes
-                shown = "; ".join(c.split(": pip cannot")[0] for c in clashes[:2])
-                more = f" (and {len(clashes) - 2} more nvidia-* wheels)" if len(clashes) > 2 else ""
                 report.findings.append(
                     Finding(
                         b.located.file,
@@ -226,8 +266,7 @@ def pair_findings(
                         b.package,
                         Severity.ERROR,
                         "wheel-conflict",
-                        f"pip cannot install {a.requirement} ({a.located.where}) and {b.requirement} together: "
-                        f"{shown}{more}",
+                        f"pip cannot install {sa.text} ({a.located.where}) and {sb.text} together: {verdict.clashes}",
                         "keep one framework per environment, or pick releases whose nvidia-* pins overlap",
                         verdict.source,
                     )
@@ -236,14 +275,13 @@ def pair_findings(
                 _major_mix(report, a, b, verdict.mix, verdict.source)
 
 
-def _pair_verdict(ra: RequirementResult, rb: RequirementResult, matrix: Matrix) -> _PairVerdict:
-    source = next((p.source for r in (ra, rb) for p in _rows(r, matrix)), "")
-    return _PairVerdict(source, find_conflicts([ra, rb], matrix), _mix(_pins_of(ra, matrix), _pins_of(rb, matrix)))
-
-
-def _rows(result: RequirementResult, matrix: Matrix) -> list[WheelPins]:
-    best = result.best
-    return pins_met(result, best.release, matrix) if best is not None else []
+def _pair_verdict(sa: Solved, sb: Solved, matrix: Matrix) -> _PairVerdict:
+    source = next((s.source for s in (sa, sb) if s.source is not None), "")
+    clashes = find_conflicts([sa.result, sb.result], matrix)
+    said = "; ".join(c.split(": pip cannot")[0] for c in clashes[:2])
+    if len(clashes) > 2:
+        said += f" (and {len(clashes) - 2} more nvidia-* wheels)"
+    return _PairVerdict(source, said, _mix(sa.pins, sb.pins))
 
 
 def _mix(pa: dict[str, SpecifierSet], pb: dict[str, SpecifierSet]) -> _MajorMix | None:
@@ -304,23 +342,22 @@ def _first_major(spec: SpecifierSet) -> str:
 def cuda_agreement(
     report: CheckReport,
     conda: list[tuple[str, CudaVersion, LocatedRequirement]],
-    variants: list[Pin],
+    variants: list[tuple[Pin, bool]],
     target: Runtime | None,
-    system_cuda: set[int],
 ) -> None:
     """A CUDA build pinned in the project (local tag, CUDA index, pytorch-cuda) against the project's conda
-    CUDA, and against the target's CUDA toolkit for the pins in ``system_cuda`` (ids of pins whose release
-    loads CUDA from the system: a wheel that brings its own CUDA runtime does not care which toolkit is
-    installed; the driver check covers it)."""
+    CUDA, and against the target's CUDA toolkit for the pins whose release loads CUDA from the system (True
+    beside the pin): a wheel that brings its own CUDA runtime does not care which toolkit is installed; the
+    driver check covers it."""
     others: list[tuple[str, CudaVersion, str, bool]] = [
         (f"{r.conda.raw if r.conda else name}", v, r.where, False) for name, v, r in conda
     ]
     if target is not None and target.cuda:
         others.append(("the target's CUDA", target.cuda[0].version, target.cuda[0].found_in or "target", True))
-    for pin in variants:
+    for pin, system_cuda in variants:
         assert pin.variant is not None
         for what, version, where, is_target in others:
-            if is_target and id(pin) not in system_cuda:
+            if is_target and not system_cuda:
                 continue
             if where == pin.located.where or pin.variant_from.endswith(f"({where})"):
                 continue

@@ -84,6 +84,8 @@ class Matrix:
         for attr, value in zip(_TABLE_OF, given):
             self._built[attr] = list(value or [])
         self._by_package: dict[tuple[str, str], list[Any]] = {}
+        self._index: dict[str, dict[str, list[Any]]] = {}  # built tables by package name (see _package_rows)
+        self._covered: dict[tuple[tuple[str, ...], str], list[WheelPins]] = {}
         self._one_built: dict[tuple[str, int], Any] = {}
         self._plain: dict[tuple[str, str], list[Any]] = {}  # cached rows, unmarshalled once
         self._driver_tables: dict[str, DriverTable] = {}
@@ -134,10 +136,15 @@ class Matrix:
     def _package_rows(self, attr: str, name: str) -> list[Any]:
         """Rows of ``attr`` (frameworks or wheel_pins) that name the canonical package ``name``."""
         if attr in self._built:
-            rows = self._built[attr]
-            if attr == "frameworks":
-                return [f for f in rows if name in f.names]
-            return [p for p in rows if p.package == name]
+            index = self._index.get(attr)
+            if index is None:  # once per table, not a scan of every row per question
+                index = self._index[attr] = {}
+                for row in self._built[attr]:
+                    for n in row.names if attr == "frameworks" else (row.package,):
+                        rows = index.setdefault(n, [])
+                        if not rows or rows[-1] is not row:  # (a row naming itself twice is listed once)
+                            rows.append(row)
+            return index.get(name, [])
         key = (attr, name)
         if key not in self._by_package:
             table = _TABLE_OF[attr]
@@ -171,6 +178,17 @@ class Matrix:
     def wheel_pins_of(self, package: str) -> list[WheelPins]:
         """The wheel_pins rows of one package (canonical name)."""
         return self._package_rows("wheel_pins", canonicalize_name(package))
+
+    def wheel_pins_covered(self, names: tuple[str, ...], covers: SpecifierSet) -> list[WheelPins]:
+        """The wheel_pins rows of the packages ``names`` whose version ``covers`` contains (a framework row's
+        releases), in the order of ``names`` then the file; worked out once per distinct (names, covers)."""
+        key = (names, str(covers))
+        found = self._covered.get(key)
+        if found is None:
+            found = self._covered[key] = [
+                p for n in names for p in self.wheel_pins_of(n) if covers.contains(p.version, prereleases=True)
+            ]
+        return found
 
     # ------------------------------------------------------------ frameworks
     def packages(self) -> list[str]:

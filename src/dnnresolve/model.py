@@ -15,6 +15,8 @@ from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersio
 
 # ---------------------------------------------------------------- matrix rows
 
+COMPANIONS = ("torchvision", "torchaudio")  # the packages an install recipe may pin beside its framework
+
 
 @record(frozen=True)
 class InstallRecipe:

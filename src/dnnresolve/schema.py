@@ -16,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 from .compat import CudnnRule
 from .errors import MatrixError
 from .model import (
+    COMPANIONS,
     CudaFamily,
     CudaRelease,
     CudnnArchive,
@@ -211,7 +212,7 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
             row.fail("install", f"entry {i}: a pip recipe needs 'requirement'")
         if kind == "conda" and not item.get("packages"):
             row.fail("install", f"entry {i}: a conda recipe needs 'packages'")
-        companions = tuple((k, item[k]) for k in ("torchvision", "torchaudio") if item.get(k))
+        companions = tuple((k, item[k]) for k in COMPANIONS if item.get(k))
         sm = _recipe_versions(row, i, item, "sm", ComputeCapability.parse)
         ptx = _recipe_versions(row, i, item, "ptx", ComputeCapability.parse)
         exact = _recipe_versions(row, i, item, "sm_exact", ComputeCapability.parse)

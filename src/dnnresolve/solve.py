@@ -156,12 +156,7 @@ def needs_system_cuda(release: FrameworkRelease, matrix: Matrix | None = None) -
 def bundled_forms(release: FrameworkRelease, matrix: Matrix) -> set[frozenset[str]]:
     """The extras (none: the plain requirement) whose install brings the CUDA libraries as nvidia-* wheels, as
     far as the matrix's pins know."""
-    return {
-        pins.extras
-        for name in release.names
-        for pins in matrix.wheel_pins_of(name)
-        if release.matches(pins.version) and pins.requires
-    }
+    return {pins.extras for pins in matrix.wheel_pins_covered(release.names, release.covers) if pins.requires}
 
 
 def cudnn_rule_for(release: FrameworkRelease) -> CudnnRule:
@@ -636,8 +631,7 @@ def pins_of_form(
     release: FrameworkRelease, asked: frozenset[str], specifier: SpecifierSet, matrix: Matrix
 ) -> list[WheelPins]:
     """``pins_met`` for a requirement naming the (normalized) extras ``asked`` with ``specifier``."""
-    pins = [p for n in release.names for p in matrix.wheel_pins_of(n) if release.matches(p.version)]
-    pins = [p for p in pins if p.extras <= asked]
+    pins = [p for p in matrix.wheel_pins_covered(release.names, release.covers) if p.extras <= asked]
     most = max((len(p.extras) for p in pins), default=0)
     pins = [p for p in pins if len(p.extras) == most]
     pinned, _ = _split_local(specifier)
