@@ -4,6 +4,7 @@ the same diagnoses on the same line numbers, whatever the line ends, encoding da
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import subprocess
@@ -25,6 +26,7 @@ from dnnresolve.explain.segments import (
     Needles,
     _scan_block,
     _search_block,
+    read_window,
     search_file,
     split_ranges,
 )
@@ -162,6 +164,33 @@ def test_a_block_searched_by_its_distinct_lines_finds_what_a_line_by_line_search
         found, ends, _ = _scan_block(block, needles, by_lines)
         assert found == _search_block(block, needles)
         assert ends == block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+
+
+_LINES = [b"", b"x", b"step 12 loss=0.3", b"\xff\xfe caf\xe9", b"y" * 3000, ERRORS[0]]
+
+
+@settings(max_examples=200)
+@given(
+    st.booleans(),
+    st.lists(st.tuples(st.sampled_from(_LINES), st.sampled_from([b"\n", b"\r\n", b"\r"])), min_size=1, max_size=60),
+    st.integers(0, 7),
+    st.integers(0, 7),
+)
+def test_the_window_around_a_line_is_the_lines_a_text_read_gives(
+    bom: bool, parts: list[tuple[bytes, bytes]], before: int, after: int
+) -> None:
+    """Every line's window (read a few KiB at a time, growing) against the same lines cut from a whole read."""
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"".join(text + end for text, end in parts)
+    text = data.decode("utf-8-sig" if bom else "utf-8", "replace")
+    lines = text.splitlines()
+    starts = [0]
+    for line in data.splitlines(keepends=True)[:-1]:
+        starts.append(starts[-1] + len(line))
+    f = io.BytesIO(data)
+    for i, offset in enumerate(starts):
+        window, at = read_window(f, offset, before, after)
+        assert window == lines[max(0, i - before) : i + after + 1]
+        assert at == i - max(0, i - before)
 
 
 def _needles() -> Needles:

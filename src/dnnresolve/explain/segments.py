@@ -395,24 +395,51 @@ def _end_with(parent: BaseProcess) -> None:
 def read_window(f: BinaryIO, offset: int, before: int, after: int) -> tuple[list[str], int]:
     """The ``before`` lines ahead of the line at ``offset``, that line and ``after`` more, decoded as a text-mode
     read decodes them (UTF-8, bad bytes replaced, a leading byte-order mark dropped); and the index of the
-    line at ``offset`` in that list."""
-    back = min(offset, 1 << 16)
-    f.seek(offset - back)
-    head = f.read(back).splitlines()
-    if offset - back > 0 and head:
-        head = head[1:]  # the first may be the tail of a longer line
-    head = head[-before:] if before else []
+    line at ``offset`` in that list. Lines are looked for within 64 KiB before ``offset`` and 1 MiB after it
+    (more for a first line that long), read a few KiB at a time: a log full of errors has one window a hit."""
+    head = _lines_before(f, offset, before) if before else []
+    tail = _lines_from(f, offset, after + 1)
+    if offset == 0 and tail and tail[0].startswith(_BOM):
+        tail[0] = tail[0][3:]
+    lines = [b.decode("utf-8", "replace") for b in (*head, *tail)]
+    return lines, len(head)
+
+
+_BOM = b"\xef\xbb\xbf"
+_SMALL = 1 << 12  # bytes of a first read each side of a hit: a few dozen lines of a log
+
+
+def _lines_before(f: BinaryIO, offset: int, count: int) -> list[bytes]:
+    """The last ``count`` whole lines that end at ``offset`` (a line start), within 64 KiB of it."""
+    size = _SMALL
+    while True:
+        back = min(offset, size)
+        f.seek(offset - back)
+        lines = f.read(back).splitlines()
+        if back == offset:  # from the start of the file
+            if lines and lines[0].startswith(_BOM):
+                lines[0] = lines[0][3:]
+            break
+        lines = lines[1:]  # the first may be the tail of a longer line
+        if len(lines) >= count or size >= 1 << 16:
+            break
+        size *= 4
+    return lines[-count:]
+
+
+def _lines_from(f: BinaryIO, offset: int, count: int) -> list[bytes]:
+    """The first ``count`` lines from ``offset``, within 1 MiB of it (more for a first line that long)."""
     f.seek(offset)
-    tail_bytes = f.read(1 << 20)
-    while len(tail_bytes) < MAX_LINE and not any(t in tail_bytes for t in (b"\n", b"\r")):
+    data = f.read(_SMALL)
+    # enough when ``count`` lines end before the last byte (a last \r may be the start of \r\n)
+    while _terminators(data, 0, max(0, len(data) - 1)) < count and len(data) < 1 << 20:
+        more = f.read(min(len(data), (1 << 20) - len(data)))
+        if not more:
+            break
+        data += more
+    while len(data) < MAX_LINE and b"\n" not in data and b"\r" not in data:
         more = f.read(1 << 20)
         if not more:
             break
-        tail_bytes += more
-    tail = tail_bytes.splitlines()[: after + 1]
-    if offset == 0 and tail and tail[0].startswith(b"\xef\xbb\xbf"):
-        tail[0] = tail[0][3:]
-    if offset - back == 0 and head and head[0].startswith(b"\xef\xbb\xbf"):
-        head[0] = head[0][3:]
-    lines = [b.decode("utf-8", "replace") for b in (*head, *tail)]
-    return lines, len(head)
+        data += more
+    return data.splitlines()[:count]
