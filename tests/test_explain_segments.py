@@ -21,7 +21,7 @@ from dnnresolve.explain import scan
 from dnnresolve.explain.catalog import load_catalog
 from dnnresolve.explain.scanner import ScanResult, scan_file
 from dnnresolve.explain.segments import (
-    RANGE,
+    POOL_MIN,
     LogProblem,
     Needles,
     _scan_block,
@@ -226,12 +226,12 @@ def _running(pid: int) -> bool:
 
 
 def _error_log(path: Path) -> None:
-    """A log where every fourth line is an error, over one search range (a smaller file is searched without
-    workers): each error is decoded, so the command runs for seconds and is stopped mid-scan."""
+    """A log where every fourth line is an error, just big enough to be searched by workers: each error is
+    decoded, so the command runs for seconds and is stopped mid-scan."""
     error = ERRORS[2] + b"\n"
     noise = b"2024-03-12 10:00:00.000123: I tensorflow/core/common_runtime/step.cc:42] step 17 loss=0.1234\n"
     unit = error + noise * 3
-    path.write_bytes(unit * ((RANGE + (2 << 20)) // len(unit)))
+    path.write_bytes(unit * ((POOL_MIN + (2 << 20)) // len(unit)))
 
 
 def _stopped_mid_scan(tmp_path: Path, log: Path, sig: int, whole_group: bool) -> tuple[int, str, list[int]]:
