@@ -21,7 +21,6 @@ from dnnresolve.explain import scan
 from dnnresolve.explain.catalog import load_catalog
 from dnnresolve.explain.scanner import ScanResult, scan_file
 from dnnresolve.explain.segments import (
-    POOL_MIN,
     LogProblem,
     Needles,
     _scan_block,
@@ -231,7 +230,7 @@ def _error_log(path: Path) -> None:
     error = ERRORS[2] + b"\n"
     noise = b"2024-03-12 10:00:00.000123: I tensorflow/core/common_runtime/step.cc:42] step 17 loss=0.1234\n"
     unit = error + noise * 3
-    path.write_bytes(unit * ((POOL_MIN + (2 << 20)) // len(unit)))
+    path.write_bytes(unit * ((34 << 20) // len(unit)))  # over segments.POOL_MIN, 32 MB
 
 
 def _stopped_mid_scan(tmp_path: Path, log: Path, sig: int, whole_group: bool) -> tuple[int, str, list[int]]:
