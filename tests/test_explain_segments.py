@@ -28,6 +28,7 @@ from dnnresolve.explain.segments import (
     read_window,
     search_file,
     split_ranges,
+    workers,
 )
 from dnnresolve.explain.source import open_input
 
@@ -279,6 +280,7 @@ def _stopped_mid_scan(tmp_path: Path, log: Path, sig: int, whole_group: bool) ->
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+@pytest.mark.skipif(workers() < 2, reason="one CPU: a log is searched without workers")
 def test_ctrl_c_mid_scan_stops_the_workers_and_prints_one_line(tmp_path: Path) -> None:
     log = tmp_path / "big.log"
     _error_log(log)
@@ -292,6 +294,7 @@ def test_ctrl_c_mid_scan_stops_the_workers_and_prints_one_line(tmp_path: Path) -
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+@pytest.mark.skipif(workers() < 2, reason="one CPU: a log is searched without workers")
 def test_sigterm_mid_scan_leaves_no_worker_behind_and_prints_nothing_of_theirs(tmp_path: Path) -> None:
     log = tmp_path / "big.log"
     _error_log(log)
