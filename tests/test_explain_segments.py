@@ -3,8 +3,13 @@ the same diagnoses on the same line numbers, whatever the line ends, encoding da
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +23,16 @@ from dnnresolve.explain.scanner import ScanResult, scan_file
 from dnnresolve.explain.segments import (
     LogProblem,
     Needles,
-    _from_worker,
-    _in_turn,
     _scan_block,
     _search_block,
+    read_window,
     search_file,
     split_ranges,
+    workers,
 )
 from dnnresolve.explain.source import open_input
+
+REPO = Path(__file__).resolve().parents[1]
 
 ERRORS = [
     b"2017-03-01 W tensorflow/stream_executor/cuda/cuda_dnn.cc:221] Loaded runtime CuDNN library: 5005 "
@@ -124,19 +131,22 @@ def test_needles_cover_every_anchor_of_the_catalog() -> None:
         assert any(n in anchor.lower().encode() for n in needles.lowered), anchor
 
 
-@pytest.mark.parametrize(
-    "program", ["pass", "import time; time.sleep(60)", "print('not json')"], ids=["dies", "hangs", "garbles"]
-)
-def test_a_failing_worker_is_stopped_and_its_share_searched_here(tmp_path: Path, program: str) -> None:
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+def test_killed_workers_leave_their_ranges_to_this_process(tmp_path: Path) -> None:
     log = tmp_path / "c.log"
     awkward_log(log, 3000)
     needles = Needles.of(load_catalog().anchors)
-    with open(log, "rb") as f:
-        share = split_ranges(f, log.stat().st_size, 8000)
-    worker = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE)
-    got = list(_from_worker(worker, str(log), share, needles, 4096, timeout=1.0))
-    assert got == list(_in_turn(str(log), share, needles, 4096))
-    assert worker.poll() is not None  # stopped, not left behind
+    alone = search_file(str(log), needles, range_bytes=2000, block_bytes=1024, jobs=1)
+    shared = search_file(str(log), needles, range_bytes=2000, block_bytes=1024, jobs=2)
+    before = set(_children(os.getpid()))
+    got = [next(shared)]  # the pool runs
+    workers = sorted(set(_children(os.getpid())) - before)
+    assert workers
+    for pid in workers:
+        os.kill(pid, signal.SIGKILL)
+    got += list(shared)
+    assert got == list(alone)
+    assert not any(_running(pid) for pid in workers)
 
 
 _PIECES = [*ERRORS, b"step 12 loss=0.3", b"step 99 loss=0.1", b"", b"\xff\xfe", b"45% 45/100", b"DLL", b"x"]
@@ -156,5 +166,140 @@ def test_a_block_searched_by_its_distinct_lines_finds_what_a_line_by_line_search
         assert ends == block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
 
 
+_LINES = [b"", b"x", b"step 12 loss=0.3", b"\xff\xfe caf\xe9", b"y" * 3000, ERRORS[0]]
+
+
+@settings(max_examples=200)
+@given(
+    st.booleans(),
+    st.lists(st.tuples(st.sampled_from(_LINES), st.sampled_from([b"\n", b"\r\n", b"\r"])), min_size=1, max_size=60),
+    st.integers(0, 7),
+    st.integers(0, 7),
+)
+def test_the_window_around_a_line_is_the_lines_a_text_read_gives(
+    bom: bool, parts: list[tuple[bytes, bytes]], before: int, after: int
+) -> None:
+    """Every line's window (read a few KiB at a time, growing) against the same lines cut from a whole read."""
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"".join(text + end for text, end in parts)
+    text = data.decode("utf-8-sig" if bom else "utf-8", "replace")
+    lines = text.splitlines()
+    starts = [0]
+    for line in data.splitlines(keepends=True)[:-1]:
+        starts.append(starts[-1] + len(line))
+    f = io.BytesIO(data)
+    for i, offset in enumerate(starts):
+        window, at = read_window(f, offset, before, after)
+        assert window == lines[max(0, i - before) : i + after + 1]
+        assert at == i - max(0, i - before)
+
+
 def _needles() -> Needles:
     return Needles.of(sorted({a for e in load_catalog().entries for a in e.anchors}))
+
+
+# ------------------------------------------------------------------ Ctrl-C and SIGTERM during a search
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc: no process library needed)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()  # the name, in parentheses, may hold spaces
+        if int(fields[1]) == pid:
+            out.append(int(entry))
+    return out
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie, dead but not yet reaped by its new parent, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
+
+
+def _error_log(path: Path) -> None:
+    """A log where every fourth line is an error, just big enough to be searched by workers: each error is
+    decoded, so the command runs for seconds and is stopped mid-scan."""
+    error = ERRORS[2] + b"\n"
+    noise = b"2024-03-12 10:00:00.000123: I tensorflow/core/common_runtime/step.cc:42] step 17 loss=0.1234\n"
+    unit = error + noise * 3
+    path.write_bytes(unit * ((34 << 20) // len(unit)))  # over segments.POOL_MIN, 32 MB
+
+
+def _stopped_mid_scan(tmp_path: Path, log: Path, sig: int, whole_group: bool) -> tuple[int, str, list[int]]:
+    """``explain --file LOG``, sent ``sig`` once its workers run: to its process group as a terminal's Ctrl-C
+    sends it, or to the process alone as ``kill PID`` does. (exit status, standard error, workers left)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DNNRESOLVE_")}
+    env.update({"NO_COLOR": "1", "PYTHONPATH": str(REPO / "src"), "DNNRESOLVE_CACHE_DIR": str(tmp_path / "cache")})
+    err_path = tmp_path / "stderr"
+    with open(err_path, "wb") as err:  # a file, not a pipe: a worker left behind would hold a pipe open
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dnnresolve", "explain", "--no-detect", "--file", str(log)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=env,
+            start_new_session=True,
+        )
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not workers:
+            assert proc.poll() is None, "the command ended before its search workers started"
+            assert time.monotonic() < deadline, "no search workers started"
+            time.sleep(0.02)
+            workers = _children(proc.pid)
+        time.sleep(0.3)
+        assert proc.poll() is None, "the command ended before the signal"
+        if whole_group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+        status = proc.wait(timeout=15)
+        deadline = time.monotonic() + 15
+        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        survivors = [w for w in workers if _running(w)]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for w in workers:
+            with contextlib.suppress(OSError):
+                if _running(w):
+                    os.kill(w, signal.SIGKILL)
+    return status, err_path.read_text(errors="replace"), survivors
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+@pytest.mark.skipif(workers() < 2, reason="one CPU: a log is searched without workers")
+def test_ctrl_c_mid_scan_stops_the_workers_and_prints_one_line(tmp_path: Path) -> None:
+    log = tmp_path / "big.log"
+    _error_log(log)
+    for _ in range(3):  # a worker's traceback races the parent's clean-up: three Ctrl-Cs, not one
+        status, stderr, survivors = _stopped_mid_scan(tmp_path, log, signal.SIGINT, whole_group=True)
+        for word in ("Traceback", "KeyboardInterrupt", "BrokenPipeError"):
+            assert word not in stderr, stderr
+        assert stderr == "dnnresolve: interrupted\n"
+        assert status == 130
+        assert survivors == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+@pytest.mark.skipif(workers() < 2, reason="one CPU: a log is searched without workers")
+def test_sigterm_mid_scan_leaves_no_worker_behind_and_prints_nothing_of_theirs(tmp_path: Path) -> None:
+    log = tmp_path / "big.log"
+    _error_log(log)
+    status, stderr, survivors = _stopped_mid_scan(tmp_path, log, signal.SIGTERM, whole_group=False)
+    for word in ("Traceback", "KeyboardInterrupt", "BrokenPipeError"):
+        assert word not in stderr, stderr
+    assert status in (-signal.SIGTERM, 128 + signal.SIGTERM)  # killed by it, or an exit that says so
+    assert survivors == []

@@ -76,15 +76,18 @@ def scan_file(
 
     scanner = _Scanner(catalog or load_catalog())
     hits = search_file(path, Needles.of(scanner.catalog.anchors), on_progress, **search)
-    with open(path, "rb") as f:
-        while True:
-            try:
-                line_no, offset = next(hits)
-            except StopIteration as done:
-                total: int = done.value
-                break
-            window, at = read_window(f, offset, LOOKBEHIND, LOOKAHEAD)
-            scanner.look_at(window, line_no - at, at)
+    try:
+        with open(path, "rb") as f:
+            while True:
+                try:
+                    line_no, offset = next(hits)
+                except StopIteration as done:
+                    total: int = done.value
+                    break
+                window, at = read_window(f, offset, LOOKBEHIND, LOOKAHEAD)
+                scanner.look_at(window, line_no - at, at)
+    finally:
+        hits.close()  # stops the search's workers now, not when the traceback of a Ctrl-C is let go
     return ScanResult(scanner.result(), total, scanner.truncated)
 
 

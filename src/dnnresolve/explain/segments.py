@@ -6,9 +6,9 @@ its lower-cased ASCII letters (as every anchor is searched) and searched with ``
 needles that together cover every anchor; a log repeats itself, so a block whose lines are mostly the same
 letters (a training step's line without its numbers) is searched one distinct line at a time
 (``_scan_block``). A line a needle hits is kept only if it holds a whole anchor.
-When there is more than one range and more than one CPU, the ranges are shared with worker processes
-(``python -m dnnresolve.explain.segments``); the caller gets the hits in file order with their line
-numbers, and reads and decodes only the lines around each (``read_window``).
+When there is more than one range and more than one CPU, the ranges are shared with a pool of worker
+processes (``concurrent.futures``); the caller gets the hits in file order with their line numbers, and
+reads and decodes only the lines around each (``read_window``).
 
 Lines end as Python's universal newlines end them: ``\\n``, ``\\r\\n`` or a lone ``\\r`` (a progress bar's
 redraw), so line numbers agree with a text-mode read of the same file.
@@ -17,13 +17,21 @@ redraw), so line numbers agree with a text-mode read of the same file.
 from __future__ import annotations
 
 import os
-import subprocess
+import signal
+import sys
+from array import array
 from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import accumulate
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+    from multiprocessing.process import BaseProcess
 
 BLOCK = 256 << 10  # bytes read at a time by one searcher: small enough that its passes stay in the CPU cache
-RANGE = 16 << 20  # bytes per unit of parallel work
+RANGE = 4 << 20  # bytes per unit of parallel work: a Ctrl-C waits for the few being searched
+POOL_MIN = 32 << 20  # a smaller file is searched in this process: workers cost ~20 ms, save ~1.3 ms a MB
 MAX_WORKERS = 8
 _RETRY = 16  # a block whose lines are mostly distinct: this many are searched whole before cutting again
 MAX_LINE = 16_000_000  # no log line is this long; reading on would take memory without bound
@@ -39,7 +47,8 @@ class LogProblem(Exception):
 
 class RangeResult(NamedTuple):
     lines: int  # lines that start in the range
-    hits: list[tuple[int, int]]  # (line index in the range, byte offset of the line)
+    indices: array[int]  # of each hit line in the range (arrays: a log full of errors has millions of them)
+    offsets: array[int]  # byte offset of each hit line
     problem: str  # why the file is not a log ("" when it is)
     problem_line: int  # line index in the range of that problem
 
@@ -189,7 +198,7 @@ def _last_end(data: bytes) -> int:
 def search_range(path: str, start: int, end: int, needles: Needles, block_bytes: int = BLOCK) -> RangeResult:
     """The anchor lines of the lines that start in ``[start, end)``; ``start`` is 0 or just after a ``\n``
     and ``end`` is the file's size or just after a ``\n`` (``split_ranges``)."""
-    hits: list[tuple[int, int]] = []
+    indices, offsets = array("q"), array("q")
     lines = 0
     pos = start
     retry = 0  # blocks to search whole before trying to cut into distinct lines again
@@ -202,22 +211,23 @@ def search_range(path: str, start: int, end: int, needles: Needles, block_bytes:
                 break
             while pos + len(block) < end and not _last_end(block):  # a line longer than a block
                 if len(block) > MAX_LINE:
-                    return RangeResult(lines, hits, too_long, lines)
+                    return RangeResult(lines, indices, offsets, too_long, lines)
                 block += f.read(min(block_bytes, end - pos - len(block)))
             if pos + len(block) < end:
                 block = block[: _last_end(block)]
             if pos == 0:
                 first_end = min(e for e in (block.find(b"\n"), block.find(b"\r"), len(block)) if e != -1)
                 if b"\x00" in block[:first_end]:
-                    return RangeResult(0, hits, "not a text file (it holds NUL bytes)", 0)
+                    return RangeResult(0, indices, offsets, "not a text file (it holds NUL bytes)", 0)
             if len(block) > MAX_LINE and _longest_line(block) > MAX_LINE:
-                return RangeResult(lines, hits, too_long, lines)
+                return RangeResult(lines, indices, offsets, too_long, lines)
             found, ends, paid = _scan_block(block, needles, by_lines=retry == 0)
             retry = max(0, retry - 1) if paid or retry else _RETRY
-            hits.extend((lines + index, pos + offset) for index, offset in found)
+            indices.extend(lines + index for index, _ in found)
+            offsets.extend(pos + offset for _, offset in found)
             lines += ends + (0 if block.endswith((b"\n", b"\r")) else 1)
             pos += len(block)
-    return RangeResult(lines, hits, "", 0)
+    return RangeResult(lines, indices, offsets, "", 0)
 
 
 def _longest_line(block: bytes) -> int:
@@ -267,190 +277,173 @@ def search_file(
     """(line number from 1, byte offset) of every line of the file that holds an anchor, in file order.
 
     Raises LogProblem (with its line number) for a file that is not a log; OSError as reading raises it.
-    The generator's value (``StopIteration.value``) is the number of lines read."""
+    The generator's value (``StopIteration.value``) is the number of lines read. ``jobs``: worker processes
+    (default: one per CPU, up to 8, for a file of ``POOL_MIN`` bytes or more); close the generator (or run it
+    to the end) to stop them."""
     size = os.path.getsize(path)
     with open(path, "rb") as f:
         ranges = split_ranges(f, size, range_bytes)
-    jobs = min(workers() if jobs is None else jobs, len(ranges))
+    if jobs is None:
+        jobs = workers() if size >= POOL_MIN else 1
+    jobs = min(jobs, len(ranges))
     if jobs > 1:
-        results = _in_parallel(path, ranges, needles, jobs, block_bytes)
+        results = _in_pool(path, ranges, needles, jobs, block_bytes)
     else:
         results = _in_turn(path, ranges, needles, block_bytes)
     first_line = 1
-    for (_, end), result in zip(ranges, results):
-        if result.problem:
-            raise LogProblem(result.problem, first_line + result.problem_line)
-        for index, offset in result.hits:
-            yield first_line + index, offset
-        first_line += result.lines
-        if on_progress is not None:
-            on_progress(end)
+    try:
+        for (_, end), result in zip(ranges, results):
+            if result.problem:
+                raise LogProblem(result.problem, first_line + result.problem_line)
+            for index, offset in zip(result.indices, result.offsets):
+                yield first_line + index, offset
+            first_line += result.lines
+            if on_progress is not None:
+                on_progress(end)
+    finally:
+        results.close()
     return first_line - 1
 
 
-def _in_turn(path: str, ranges: list[tuple[int, int]], needles: Needles, block_bytes: int) -> Iterator[RangeResult]:
+def _in_turn(
+    path: str, ranges: list[tuple[int, int]], needles: Needles, block_bytes: int
+) -> Generator[RangeResult, None, None]:
     for start, end in ranges:
         yield search_range(path, start, end, needles, block_bytes)
 
 
-def _in_parallel(
+def _in_pool(
     path: str, ranges: list[tuple[int, int]], needles: Needles, jobs: int, block_bytes: int
-) -> Iterator[RangeResult]:
-    """Results in file order. The ranges are dealt into ``jobs`` contiguous shares: this process searches
-    the first while worker processes (``python -m dnnresolve.explain.segments``) search the others and
-    write one JSON line per range. A worker that fails leaves its share to this process."""
-    shares = [ranges[i * len(ranges) // jobs : (i + 1) * len(ranges) // jobs] for i in range(jobs)]
-    procs = [_start_worker(path, share, needles, block_bytes) for share in shares[1:]]
-    try:
-        yield from _in_turn(path, shares[0], needles, block_bytes)
-        for share, proc in zip(shares[1:], procs):
-            yield from _from_worker(proc, path, share, needles, block_bytes)
-    finally:
-        for proc in procs:
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+) -> Generator[RangeResult, None, None]:
+    """Results in file order, searched by ``jobs`` worker processes, at most ``2 * jobs`` ranges ahead of the
+    caller (their hits wait in memory). Where no pool can start (no fork, no semaphores) or it breaks (a
+    worker killed), the ranges left are searched in this process. Leaving early (an exception, ``close``)
+    cancels what has not started and waits for the ranges being searched: a fraction of a second."""
+    from collections import deque
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-
-def _start_worker(
-    path: str, share: list[tuple[int, int]], needles: Needles, block_bytes: int
-) -> subprocess.Popen[bytes] | None:
-    import json
-    import subprocess
-    import sys
-
-    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
-    job = {
-        "path": path,
-        "ranges": share,
-        "block": block_bytes,
-        "letters": [n.hex() for n in needles.letters],
-        "lowered": [n.hex() for n in needles.lowered],
-        "anchors": [n.hex() for n in needles.anchors],
-    }
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
-        )
-    except OSError:
-        return None
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(json.dumps(job).encode())
-        proc.stdin.close()
-    except OSError:
-        proc.kill()
-        proc.wait()
-        return None
-    return proc
-
-
-def worker_timeout(share: list[tuple[int, int]]) -> float:
-    """How long a worker may take for its share: a minute, and a second per 20 MB (ten times what a slow
-    machine needs); past it the worker is stopped and its share searched here."""
-    return 60.0 + sum(end - start for start, end in share) / 20e6
-
-
-def _from_worker(
-    proc: subprocess.Popen[bytes] | None,
-    path: str,
-    share: list[tuple[int, int]],
-    needles: Needles,
-    block_bytes: int,
-    timeout: float | None = None,
-) -> Iterator[RangeResult]:
     done = 0
-    if proc is not None:
-        for result in _worker_lines(proc, worker_timeout(share) if timeout is None else timeout):
-            done += 1
-            yield result
-            if done == len(share):
-                break
-        if proc.poll() is None:
-            proc.kill()
-        if proc.stdout is not None:
-            proc.stdout.close()
-        proc.wait()
-    yield from _in_turn(path, share[done:], needles, block_bytes)
+    try:
+        pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_start_worker)
+    except (OSError, ImportError, NotImplementedError):
+        pool = None
+    if pool is not None:
+        ahead: deque[Future[RangeResult]] = deque()
+        try:
+            while done < len(ranges):
+                while len(ahead) < 2 * jobs and done + len(ahead) < len(ranges):
+                    start, end = ranges[done + len(ahead)]
+                    with _signals_held():  # a worker forked here starts with them held (_start_worker)
+                        ahead.append(pool.submit(search_range, path, start, end, needles, block_bytes))
+                result = ahead.popleft().result()
+                done += 1
+                yield result
+        except (BrokenProcessPool, OSError):  # OSError: no fork; a read error comes again below, as itself
+            pass
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    yield from _in_turn(path, ranges[done:], needles, block_bytes)
 
 
-def _worker_lines(proc: subprocess.Popen[bytes], timeout: float) -> Iterator[RangeResult]:
-    """The worker's results as it writes them, until it ends, writes something else, or runs out of time."""
-    import json
-    import time
-
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    deadline = time.monotonic() + timeout
-    pending = b""
-    while True:
-        if os.name == "posix":
-            import select
-
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            return
-        pending += chunk
-        while b"\n" in pending:
-            raw, pending = pending.split(b"\n", 1)
-            try:
-                lines, hits, problem, problem_line = json.loads(raw)
-                yield RangeResult(int(lines), [(int(i), int(o)) for i, o in hits], str(problem), int(problem_line))
-            except (ValueError, TypeError):
-                return
+_STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
-def _worker_main() -> int:
-    """A worker: the job as JSON on standard input, one JSON line per range on standard output."""
-    import json
-    import sys
+def _context() -> BaseContext | None:
+    """Fork on Linux: a worker is a copy of this process, with nothing to import, and no helper process (a
+    fork server, a resource tracker that warns of leaked semaphores when this process is killed) to outlive
+    it; elsewhere the platform's default (spawn)."""
+    import multiprocessing
 
-    job = json.loads(sys.stdin.buffer.read())
-    needles = Needles(
-        tuple(bytes.fromhex(n) for n in job["letters"]),
-        tuple(bytes.fromhex(n) for n in job["lowered"]),
-        tuple(bytes.fromhex(n) for n in job["anchors"]),
-    )
-    out = sys.stdout.buffer
-    for start, end in job["ranges"]:
-        result = search_range(job["path"], int(start), int(end), needles, int(job["block"]))
-        out.write(json.dumps([result.lines, result.hits, result.problem, result.problem_line]).encode() + b"\n")
-        out.flush()
-        if result.problem:
-            break
-    return 0
+    return multiprocessing.get_context("fork") if sys.platform == "linux" else None
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back from this thread, and from the processes and threads it starts, for the
+    duration; one that comes meanwhile is delivered at the end."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _start_worker() -> None:
+    """A worker prints nothing and ends with its parent: Ctrl-C (which a terminal sends to the whole process
+    group) is the parent's to handle, SIGTERM ends the worker at once, and a thread ends it when the parent
+    is gone (killed with no chance to stop its workers)."""
+    import multiprocessing
+    import threading
+
+    # Its own streams: a fork copies the parent's, whose lock the parent's progress bar thread may have held
+    # at that moment (a flush at the worker's exit would wait for ever); what fails is sent to the parent.
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a fork copies the parent's handler
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
+
+
+def _end_with(parent: BaseProcess) -> None:
+    parent.join()
+    os._exit(1)
 
 
 def read_window(f: BinaryIO, offset: int, before: int, after: int) -> tuple[list[str], int]:
     """The ``before`` lines ahead of the line at ``offset``, that line and ``after`` more, decoded as a text-mode
     read decodes them (UTF-8, bad bytes replaced, a leading byte-order mark dropped); and the index of the
-    line at ``offset`` in that list."""
-    back = min(offset, 1 << 16)
-    f.seek(offset - back)
-    head = f.read(back).splitlines()
-    if offset - back > 0 and head:
-        head = head[1:]  # the first may be the tail of a longer line
-    head = head[-before:] if before else []
-    f.seek(offset)
-    tail_bytes = f.read(1 << 20)
-    while len(tail_bytes) < MAX_LINE and not any(t in tail_bytes for t in (b"\n", b"\r")):
-        more = f.read(1 << 20)
-        if not more:
-            break
-        tail_bytes += more
-    tail = tail_bytes.splitlines()[: after + 1]
-    if offset == 0 and tail and tail[0].startswith(b"\xef\xbb\xbf"):
+    line at ``offset`` in that list. Lines are looked for within 64 KiB before ``offset`` and 1 MiB after it
+    (more for a first line that long), read a few KiB at a time: a log full of errors has one window a hit."""
+    head = _lines_before(f, offset, before) if before else []
+    tail = _lines_from(f, offset, after + 1)
+    if offset == 0 and tail and tail[0].startswith(_BOM):
         tail[0] = tail[0][3:]
-    if offset - back == 0 and head and head[0].startswith(b"\xef\xbb\xbf"):
-        head[0] = head[0][3:]
     lines = [b.decode("utf-8", "replace") for b in (*head, *tail)]
     return lines, len(head)
 
 
-if __name__ == "__main__":
-    raise SystemExit(_worker_main())
+_BOM = b"\xef\xbb\xbf"
+_SMALL = 1 << 12  # bytes of a first read each side of a hit: a few dozen lines of a log
+
+
+def _lines_before(f: BinaryIO, offset: int, count: int) -> list[bytes]:
+    """The last ``count`` whole lines that end at ``offset`` (a line start), within 64 KiB of it."""
+    size = _SMALL
+    while True:
+        back = min(offset, size)
+        f.seek(offset - back)
+        lines = f.read(back).splitlines()
+        if back == offset:  # from the start of the file
+            if lines and lines[0].startswith(_BOM):
+                lines[0] = lines[0][3:]
+            break
+        lines = lines[1:]  # the first may be the tail of a longer line
+        if len(lines) >= count or size >= 1 << 16:
+            break
+        size *= 4
+    return lines[-count:]
+
+
+def _lines_from(f: BinaryIO, offset: int, count: int) -> list[bytes]:
+    """The first ``count`` lines from ``offset``, within 1 MiB of it (more for a first line that long)."""
+    f.seek(offset)
+    data = f.read(_SMALL)
+    # enough when ``count`` lines end before the last byte (a last \r may be the start of \r\n)
+    while _terminators(data, 0, max(0, len(data) - 1)) < count and len(data) < 1 << 20:
+        more = f.read(min(len(data), (1 << 20) - len(data)))
+        if not more:
+            break
+        data += more
+    while len(data) < MAX_LINE and b"\n" not in data and b"\r" not in data:
+        more = f.read(1 << 20)
+        if not more:
+            break
+        data += more
+    return data.splitlines()[:count]
