@@ -1,5 +1,6 @@
-"""Wheel build step: ship the matrix and the error catalog compiled (``dnnresolve.compiled``), so that a fresh
-installation's first command reads no TOML. A matrix or catalog that fails validation fails the build."""
+"""Wheel build step: ship the matrix and the error catalog compiled (``dnnresolve.compiled``) in place of their
+TOML, so that an installation's first command parses, hashes and writes nothing. A matrix or catalog that fails
+validation fails the build. The TOML stays the source: in the repository and the sdist."""
 
 from __future__ import annotations
 
@@ -21,22 +22,12 @@ class CompileData(BuildHookInterface):  # type: ignore[misc]
         root = Path(self.root)
         sys.path.insert(0, str(root / "src"))
         try:
-            from dnnresolve.compiled import build, source_key
-            from dnnresolve.explain.catalog import compile_catalog
-            from dnnresolve.matrix import compile_matrix
+            from dnnresolve.compiled import compile_shipped
         finally:
             sys.path.pop(0)
-        out = self._out = Path(tempfile.mkdtemp(prefix="dnnresolve-compiled-"))
-        for kind, name, compile_data in (
-            ("matrix", "compat_matrix", compile_matrix),
-            ("catalog", "error_catalog", compile_catalog),
-        ):
-            source = root / "data" / f"{name}.toml"
-            data = source.read_bytes()
-            blobs, meta = compile_data(data, str(source))
-            target = out / f"{name}.compiled"
-            target.write_bytes(build(kind, source_key(data), blobs, meta))
-            build_data["force_include"][str(target)] = f"dnnresolve/data/{name}.compiled"
+        self._out = Path(tempfile.mkdtemp(prefix="dnnresolve-compiled-"))
+        for made in compile_shipped(root / "data", self._out):
+            build_data["force_include"][str(made)] = f"dnnresolve/data/{made.name}"
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         out = getattr(self, "_out", None)

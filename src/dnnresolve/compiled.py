@@ -7,8 +7,9 @@ header (``marshal``: kind, format, ``source_key``, ``meta``, and where each blob
 ``source_key`` is a BLAKE2b digest of the source file's bytes; times never enter a key. Two places hold
 compiled files:
 
-- the wheel ships ``<name>.compiled`` beside each TOML in ``dnnresolve/data`` (``hatch_build.py`` compiles them
-  when the wheel is built, with the code it ships), used when its ``source_key`` is that of the TOML beside it;
+- the wheel ships ``dnnresolve/data/<name>.compiled`` in place of each TOML (``hatch_build.py`` compiles them when
+  the wheel is built, with the code it ships, and records the source's ``source_key`` and sha256): an installed
+  dnnresolve reads no TOML and hashes nothing to answer;
 - any other source (a checkout's data, ``--matrix FILE``, a matrix ``update`` fetched) is compiled on first use
   (``update`` compiles when it installs) into ``<user cache>/compiled/``, named by a digest of the source's
   key, ``FORMAT`` and the code that validates it, so that an edited schema in a checkout compiles anew.
@@ -26,7 +27,7 @@ from typing import Any, BinaryIO
 
 from . import cachedir
 
-FORMAT = 2
+FORMAT = 3
 MAGIC = b"DNRC"
 MARSHAL_VERSION = 4  # what every Python 3 since 3.4 reads
 SUFFIX = ".compiled"
@@ -108,7 +109,7 @@ class Compiled:
 
 
 def build(kind: str, key: str, blobs: dict[str, bytes], meta: dict[str, Any]) -> bytes:
-    """A compiled file's bytes."""
+    """A compiled file's bytes, for the source whose ``source_key`` is ``key``."""
     index: dict[str, tuple[int, int]] = {}
     offset = 0
     for name, blob in blobs.items():
@@ -123,9 +124,10 @@ def dumps(value: Any) -> bytes:
     return marshal.dumps(value, MARSHAL_VERSION)
 
 
-def _open(path: Path, kind: str, key: str, private: bool) -> Compiled | None:
-    """The compiled file at ``path`` if it is one of ``kind`` for ``key``; a user-cache file (``private``) must also
-    be a regular file of this user's that only they may write, opened without following a symlink."""
+def _open(path: Path, kind: str, key: str | None, private: bool) -> Compiled | None:
+    """The compiled file at ``path`` if it is one of ``kind`` for ``key`` (any key when None); a user-cache file
+    (``private``) must also be a regular file of this user's that only they may write, opened without following
+    a symlink."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     if private:
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -155,7 +157,7 @@ def _open(path: Path, kind: str, key: str, private: bool) -> Compiled | None:
             not isinstance(header, dict)
             or header.get("kind") != kind
             or header.get("format") != FORMAT
-            or header.get("source_key") != key
+            or (key is not None and header.get("source_key") != key)
             or not isinstance(header.get("index"), dict)
             or not isinstance(header.get("meta"), dict)
         ):
@@ -177,9 +179,32 @@ def read_regular(path: Path, max_bytes: int) -> bytes:
         return f.read(max_bytes + 1)
 
 
-def shipped_path(source: Path) -> Path:
-    """Where the wheel puts the compiled form of ``source``: ``compat_matrix.toml`` -> ``compat_matrix.compiled``."""
-    return source.with_suffix(SUFFIX)
+SHIPPED = (("matrix", "compat_matrix"), ("catalog", "error_catalog"))
+
+
+def compile_shipped(data_dir: Path, out_dir: Path) -> list[Path]:
+    """Compile ``data_dir``'s matrix and catalog into ``out_dir/<name>.compiled`` (the wheel's build step); a file
+    that fails validation raises its MatrixError."""
+    from .explain.catalog import compile_catalog
+    from .matrix import compile_matrix
+
+    made = []
+    for kind, name in SHIPPED:
+        source = data_dir / f"{name}.toml"
+        data = source.read_bytes()
+        blobs, meta = (compile_matrix if kind == "matrix" else compile_catalog)(data, str(source))
+        target = out_dir / f"{name}{SUFFIX}"
+        target.write_bytes(build(kind, source_key(data), blobs, meta))
+        made.append(target)
+    return made
+
+
+def open_shipped(path: Path, kind: str) -> Compiled:
+    """A compiled file the wheel ships (``*.compiled``): its content is the data itself. OSError if unusable."""
+    found = _open(path, kind, None, private=False)
+    if found is None:
+        raise OSError(f"{path}: not a compiled {kind} of this dnnresolve (reinstall it)")
+    return found
 
 
 def _entry_name(kind: str, key: str) -> str:
@@ -188,12 +213,9 @@ def _entry_name(kind: str, key: str) -> str:
 
 
 def load(kind: str, source: Path, key: str) -> Compiled | None:
-    """The compiled form of ``source`` whose bytes have ``key``: the one shipped beside it, else the user cache's."""
+    """The compiled form of ``source`` whose bytes have ``key``, from the user cache."""
     if os.environ.get(NO_CACHE_ENV) == "1":
         return None
-    shipped = _open(shipped_path(source), kind, key, private=False)
-    if shipped is not None:
-        return shipped
     directory = cachedir.directory("compiled", create=False)
     if directory is None:
         return None

@@ -25,12 +25,34 @@ MATRIX_MAX_BYTES = 64 << 20  # the packaged matrix is under 1 MiB; a bigger file
 
 
 def packaged_matrix_path() -> Path:
-    """The matrix shipped in the wheel, or the source tree's copy when running from a checkout."""
+    """The matrix shipped in the wheel (compiled: ``data/compat_matrix.compiled``), or the source tree's TOML when
+    running from a checkout."""
     here = Path(__file__).resolve().parent
-    shipped = here / "data" / "compat_matrix.toml"
+    shipped = here / "data" / "compat_matrix.compiled"
     if shipped.is_file():
         return shipped
     return here.parents[1] / "data" / "compat_matrix.toml"
+
+
+def is_compiled(path: Path) -> bool:
+    return path.suffix == ".compiled"
+
+
+def packaged_identity() -> tuple[str, str]:
+    """The packaged matrix's (content key, sha256): recorded in the wheel's compiled matrix, else hashed."""
+    p = packaged_matrix_path()
+    if is_compiled(p):
+        from .compiled import open_shipped
+
+        try:
+            c = open_shipped(p, "matrix")
+        except OSError as exc:
+            raise MatrixError(str(exc), str(p)) from None
+        return c.source_key, str(c.meta.get("sha256", ""))
+    import hashlib
+
+    data, key = keyed_bytes(p)
+    return key, hashlib.sha256(data).hexdigest()
 
 
 def default_matrix_path() -> Path:
@@ -544,6 +566,14 @@ def load_matrix(path: str | Path | None = None, data: bytes | None = None) -> Ma
     key = str(p)
     if key in _CACHE:
         return _CACHE[key]
+    if is_compiled(p) and data is None:  # what the wheel ships: the validated rows themselves
+        from .compiled import open_shipped
+
+        try:
+            _CACHE[key] = Matrix.from_rows(str(p), open_shipped(p, "matrix"))
+        except OSError as exc:
+            raise MatrixError(f"cannot read the compatibility matrix: {exc}", str(p)) from exc
+        return _CACHE[key]
     data, content = keyed_bytes(p, data)
     rows = compiled.load("matrix", p, content)
     if rows is not None:
@@ -556,8 +586,13 @@ def load_matrix(path: str | Path | None = None, data: bytes | None = None) -> Ma
 
 
 def compile_matrix(data: bytes, path: str) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """The compiled form of a matrix file's bytes (for the wheel's build and for ``update``); MatrixError if invalid."""
-    return compiled_form(*_validate(_decode(data, path), path))
+    """The compiled form of a matrix file's bytes (for the wheel's build and for ``update``); MatrixError if invalid.
+    Its meta records the file's sha256 (what ``update`` compares a download with)."""
+    import hashlib
+
+    blobs, meta = compiled_form(*_validate(_decode(data, path), path))
+    meta["sha256"] = hashlib.sha256(data).hexdigest()
+    return blobs, meta
 
 
 def keyed_bytes(p: Path, data: bytes | None = None) -> tuple[bytes, str]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__, cachedir
 from .errors import MatrixError, UserError
-from .matrix import MATRIX_ENV, MATRIX_MAX_BYTES, keyed_bytes, packaged_matrix_path
+from .matrix import MATRIX_ENV, MATRIX_MAX_BYTES, keyed_bytes, packaged_identity, packaged_matrix_path
 from .records import record
 
 if TYPE_CHECKING:
@@ -137,7 +137,6 @@ def write_cache(
     sha = sha256_bytes(data)
     name = f"matrix-{sha[:16]}.toml"
     key = compiled.source_key(data)
-    packaged = packaged_matrix_path()
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         target = cachedir.write_entry(directory, name, data)
@@ -150,7 +149,7 @@ def write_cache(
             "packaged_sha256": packaged_sha256,
             "dnnresolve": __version__,
             "source_key": key,
-            "packaged_key": keyed_bytes(packaged)[1],
+            "packaged_key": packaged_identity()[0],
         }
         cachedir.write_entry(directory, META_NAME, (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
     except OSError as exc:
@@ -185,7 +184,7 @@ def resolve_source(offline: bool, explicit: str | None, now: datetime | None = N
     entry, problem = read_cache()
     if entry is not None:
         try:
-            packaged_key = keyed_bytes(packaged)[1]
+            packaged_key = packaged_identity()[0]
         except MatrixError:
             packaged_key = ""
         if entry.packaged_key and packaged_key and entry.packaged_key != packaged_key:

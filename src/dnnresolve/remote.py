@@ -91,8 +91,8 @@ def update_matrix(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> UpdateResult:
     """Fetch, verify, validate and cache the matrix at ``url``. Raises NetworkError / MatrixError."""
-    from .matrix import packaged_matrix_path, parse_matrix
-    from .matrix_source import clear_cache, read_cache, sha256_bytes, sha256_file, write_cache
+    from .matrix import packaged_identity, parse_matrix
+    from .matrix_source import clear_cache, read_cache, sha256_bytes, write_cache
 
     check_url(url)
     deadline = Deadline.start(what="the update")  # both files together: a trickling server cannot hold us
@@ -135,7 +135,7 @@ def update_matrix(
         "gpu": len(matrix.gpus),
     }
     fetched_at = (now or datetime.now(timezone.utc)).replace(microsecond=0)
-    packaged_sha = sha256_file(packaged_matrix_path())
+    packaged_sha = packaged_identity()[1]
     if actual == packaged_sha:
         removed = clear_cache(cache_directory)
         return UpdateResult("current", shown, actual, None, fetched_at, rows, removed_cache=removed)

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import selectors
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ..records import record
+
+if TYPE_CHECKING:  # subprocess and selectors load when a program runs: most runs on a machine without a GPU start none
+    import subprocess
 
 T = TypeVar("T")
 
@@ -104,6 +105,8 @@ class Programs:
         with self._lock:  # so that a stop() cannot fall between a start and its record
             if self.stopping.is_set():
                 return None
+            import subprocess
+
             proc = subprocess.Popen(
                 host_argv,
                 stdin=subprocess.DEVNULL,
@@ -125,6 +128,8 @@ class Programs:
             if pipe is not None:
                 pipe.close()
         # a program in the kernel's uninterruptible sleep (a wedged driver) dies of the kill only when it wakes
+        import subprocess
+
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(REAP_S)
 
@@ -170,6 +175,8 @@ def _collect(proc: subprocess.Popen[bytes], deadline: float, stopping: threading
     chunks: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}
     exited_at: float | None = None
     pause = 0.001  # once the pipes have ended, the exit follows at once: look again soon, then less often
+    import selectors
+
     with selectors.DefaultSelector() as sel:
         for fd in chunks:
             sel.register(fd, selectors.EVENT_READ)

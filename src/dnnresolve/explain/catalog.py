@@ -145,9 +145,10 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
 
 
 def packaged_catalog_path() -> Path:
-    """The catalog shipped in the wheel, or the source tree's copy when running from a checkout."""
+    """The catalog shipped in the wheel (compiled: ``data/error_catalog.compiled``), or the source tree's TOML when
+    running from a checkout."""
     here = Path(__file__).resolve().parent.parent
-    shipped = here / "data" / "error_catalog.toml"
+    shipped = here / "data" / "error_catalog.compiled"
     if shipped.is_file():
         return shipped
     return here.parents[1] / "data" / "error_catalog.toml"
@@ -191,6 +192,12 @@ def _load_packaged(p: Path) -> Catalog:
     read, parsed and compiled. Its regexes compile on first use (the test suite compiles every one)."""
     from .. import compiled
 
+    if p.suffix == compiled.SUFFIX:  # what the wheel ships: the validated document itself
+        try:
+            doc = compiled.open_shipped(p, "catalog").load("doc")
+        except (OSError, ValueError, EOFError, TypeError) as exc:
+            raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
+        return catalog_from_document(doc, {}, str(p), compile_now=False)
     data = _read_bytes(p)
     key = compiled.source_key(data)
     found = compiled.load("catalog", p, key)
