@@ -114,31 +114,22 @@ def _make_private(path: str) -> None:
 
 def read_entry(path: Path, max_bytes: int = MAX_ENTRY) -> bytes | None:
     """An entry's bytes, or None when it is absent, not a regular file of this user's that only they may write,
-    bigger than ``max_bytes``, or unreadable."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    bigger than ``max_bytes``, or unreadable. A symlink in its place is not followed."""
+    from .readfile import open_regular, read_fd
+
     try:
-        fd = os.open(path, flags)
+        fd, st = open_regular(path, nofollow=True)
     except FileNotFoundError:
         return None
-    except OSError as exc:  # ELOOP: a symlink in its place
+    except OSError as exc:  # ELOOP: a symlink in its place; NotRegular: a FIFO...
         debug(f"cache entry {path} not used: {exc.strerror or exc}")
         return None
     try:
-        st = os.fstat(fd)
-        why = "not a regular file" if not stat.S_ISREG(st.st_mode) else _owned_privately(st)
-        if not why and st.st_size > max_bytes:
-            why = f"larger than {max_bytes} bytes"
+        why = _owned_privately(st) or (f"larger than {max_bytes} bytes" if st.st_size > max_bytes else "")
         if why:
             debug(f"cache entry {path} not used: {why}")
             return None
-        chunks, left = [], max_bytes + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 22))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
+        data = read_fd(fd, max_bytes + 1)
     except OSError as exc:
         debug(f"cache entry {path} not used: {exc.strerror or exc}")
         return None

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -128,11 +127,10 @@ def _open(path: Path, kind: str, key: str | None, private: bool) -> Compiled | N
     """The compiled file at ``path`` if it is one of ``kind`` for ``key`` (any key when None); a user-cache file
     (``private``) must also be a regular file of this user's that only they may write, opened without following
     a symlink."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    if private:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
+    from .readfile import open_regular
+
     try:
-        fd = os.open(path, flags)
+        fd, st = open_regular(path, nofollow=private)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -140,10 +138,7 @@ def _open(path: Path, kind: str, key: str | None, private: bool) -> Compiled | N
         return None
     f = os.fdopen(fd, "rb")
     try:
-        st = os.fstat(fd)
-        why = "not a regular file" if not stat.S_ISREG(st.st_mode) else ""
-        if private and not why:
-            why = cachedir._owned_privately(st)
+        why = cachedir._owned_privately(st) if private else ""
         if not why and st.st_size > cachedir.MAX_ENTRY:
             why = "too large"
         if why:
@@ -167,16 +162,6 @@ def _open(path: Path, kind: str, key: str | None, private: bool) -> Compiled | N
     except (OSError, EOFError, ValueError, TypeError):
         f.close()
         return None
-
-
-def read_regular(path: Path, max_bytes: int) -> bytes:
-    """A source file's bytes: a regular file (a FIFO or device is refused, never waited on), at most ``max_bytes``
-    (one more byte is read, so a caller can tell a bigger file). Raises OSError with a message to show."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError("not a regular file (a FIFO, device or socket); not read")
-        return f.read(max_bytes + 1)
 
 
 SHIPPED = (("matrix", "compat_matrix"), ("catalog", "error_catalog"))

@@ -605,10 +605,10 @@ def keyed_bytes(p: Path, data: bytes | None = None) -> tuple[bytes, str]:
 
 def read_matrix_bytes(p: Path) -> bytes:
     """A matrix file's bytes: a regular file (a FIFO is refused, not waited on), at most ``MATRIX_MAX_BYTES``."""
-    from .compiled import read_regular
+    from .readfile import read_regular
 
     try:
-        data = read_regular(p, MATRIX_MAX_BYTES)
+        data = read_regular(p, MATRIX_MAX_BYTES + 1)
     except FileNotFoundError as exc:
         raise MatrixError("compatibility matrix not found (is the package installed correctly?)", str(p)) from exc
     except OSError as exc:

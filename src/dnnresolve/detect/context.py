@@ -87,33 +87,21 @@ class ProbeContext:
         return None if data is None else data.decode("utf-8", errors="replace")
 
     def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
-        """A small file's bytes (at most ``limit``), or None when it is absent, unreadable or not a regular file."""
-        host = self.host(path)
+        """A small file's bytes (at most ``limit``), or None when it is absent, unreadable or not a regular file
+        (a FIFO or a device in place of a version file must not hang the probe)."""
+        from ..readfile import NotRegular, read_regular
+
         try:
-            # O_NONBLOCK: a FIFO or a device in place of a version file must not hang the probe
-            fd = os.open(host, os.O_RDONLY | os.O_NONBLOCK)
+            return read_regular(self.host(path), limit)
         except PermissionError:
             self.note(f"{path}: permission denied; not read")
-            return None
-        except OSError:
-            return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                self.note(f"{path}: not a regular file; not read")
-                return None
-            chunks, left = [], limit
-            while left > 0:
-                chunk = os.read(fd, min(left, 1 << 20))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                left -= len(chunk)
+        except NotRegular:
+            self.note(f"{path}: not a regular file; not read")
+        except FileNotFoundError:
+            pass
         except OSError as exc:
             self.note(f"{path}: cannot read: {exc.strerror or exc}")
-            return None
-        finally:
-            os.close(fd)
-        return b"".join(chunks)
+        return None
 
     def exists(self, path: str) -> bool:
         return _stat(self.host(path)) is not None

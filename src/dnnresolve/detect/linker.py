@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 
 from ..records import field, record
 from .context import ProbeContext, ProgramResult
@@ -76,15 +77,17 @@ def read_ld_cache(ctx: ProbeContext) -> LdCache:
 
 def parse_ldconfig(text: str, source: str = "") -> LdCache:
     """``ldconfig -p`` lines: ``\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8``."""
+    found = (m.groups() for m in map(_CACHE_LINE.match, text.splitlines()) if m)
+    return _ordered(((soname, path, "64" in flags) for soname, flags, path in found), source)
+
+
+def _ordered(entries: Iterable[tuple[str, str, bool]], source: str) -> LdCache:
+    """(soname, path, 64-bit) in the cache's order, as ld.so of a 64-bit program takes them: its own entries
+    first (it skips the 32-bit ones), each path once."""
     wide: dict[str, list[str]] = {}
     narrow: dict[str, list[str]] = {}
-    for line in text.splitlines():
-        m = _CACHE_LINE.match(line)
-        if not m:
-            continue
-        soname, flags, path = m.groups()
-        # 64-bit entries first: a 64-bit program skips the 32-bit ones
-        bucket = wide if "64" in flags else narrow
+    for soname, path, is_wide in entries:
+        bucket = wide if is_wide else narrow
         if path not in bucket.setdefault(soname, []):
             bucket[soname].append(path)
     cache = LdCache(source=source)
@@ -139,21 +142,15 @@ def parse_ld_cache(data: bytes, source: str = "") -> LdCache | None:
         end = data.find(b"\0", at)
         return data[at:end].decode("utf-8", "surrogateescape") if 0 <= at < len(data) and end > 0 else None
 
-    wide: dict[str, list[str]] = {}
-    narrow: dict[str, list[str]] = {}
+    entries = []
     for flags, key, value, _, _ in struct.iter_unpack(
         order + "iIIIQ", data[start + _NEW_HEADER : start + _NEW_HEADER + nlibs * 24]
     ):
         soname, path = text(key), text(value)
         if not soname or not path:
             return None
-        bucket = wide if flags & 0xFF00 in _WIDE else narrow
-        if path not in bucket.setdefault(soname, []):
-            bucket[soname].append(path)
-    cache = LdCache(source=source)
-    for soname in [*wide, *(n for n in narrow if n not in wide)]:
-        cache.entries[soname] = [*wide.get(soname, []), *narrow.get(soname, [])]
-    return cache
+        entries.append((soname, path, flags & 0xFF00 in _WIDE))
+    return _ordered(entries, source)
 
 
 @record(frozen=True)

@@ -169,10 +169,10 @@ CATALOG_MAX_BYTES = 16 << 20
 
 
 def _read_bytes(p: Path) -> bytes:
-    from ..compiled import read_regular
+    from ..readfile import read_regular
 
     try:
-        data = read_regular(p, CATALOG_MAX_BYTES)
+        data = read_regular(p, CATALOG_MAX_BYTES + 1)
     except OSError as exc:
         raise CatalogError(f"cannot read the error catalog: {exc.strerror or exc}", str(p)) from exc
     if len(data) > CATALOG_MAX_BYTES:

@@ -13,41 +13,22 @@ MAX_SOURCE_BYTES = 16 * 2**20  # nor is a file of more than this
 def read_source(path: Path, shown: str, what: str = "a requirement file") -> str:
     """A small text file, read with bounds: at most MAX_SOURCE_BYTES, no line over MAX_LINE_BYTES. A FIFO or a
     device is refused, never waited on."""
-    import os
-    import stat
+    from ..readfile import NotRegular, read_regular
 
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        data = read_regular(path, MAX_SOURCE_BYTES + 1)
     except FileNotFoundError as exc:
         raise UserError("no such file", shown) from exc
+    except NotRegular as exc:
+        raise UserError("is a directory" if exc.kind == "directory" else str(exc), shown) from None
     except OSError as exc:
-        raise UserError(f"cannot read: {exc.strerror}", shown) from exc
-    with os.fdopen(fd, "rb") as fh:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise UserError("is a directory", shown)
-        if not stat.S_ISREG(mode):
-            raise UserError(f"not a regular file (a {_kind(mode)}); not read", shown)
-        try:
-            data = fh.read(MAX_SOURCE_BYTES + 1)
-        except OSError as exc:
-            raise UserError(f"cannot read: {exc.strerror}", shown) from exc
+        raise UserError(f"cannot read: {exc.strerror or exc}", shown) from exc
     long_line = _overlong_line(data)  # before the size: a huge line says where it is
     if long_line:
         raise UserError(f"line longer than {MAX_LINE_BYTES // 2**20} MiB: not {what}", shown, long_line)
     if len(data) > MAX_SOURCE_BYTES:
         raise UserError(f"larger than {MAX_SOURCE_BYTES // 2**20} MiB: not {what}", shown)
     return decode(data, shown)
-
-
-def _kind(mode: int) -> str:
-    import stat
-
-    if stat.S_ISFIFO(mode):
-        return "FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
-    return "socket" if stat.S_ISSOCK(mode) else "special file"
 
 
 def decode(data: bytes, file: str) -> str:
