@@ -80,12 +80,19 @@ def serve(routes: dict[str, Reply] | None = None) -> Iterator[LocalServer]:
         def log_message(self, format: str, *args: object) -> None:  # keep test output clean
             pass
 
-    server = _Server(("127.0.0.1", 0), Handler)
-    state.port = server.server_address[1]
+    with _running(Handler) as port:
+        state.port = port
+        yield state
+
+
+@contextlib.contextmanager
+def _running(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """A threaded server of ``handler`` on a free loopback port, for as long as the block runs; yields the port."""
+    server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
-        yield state
+        yield server.server_address[1]
     finally:
         server.shutdown()
         server.server_close()
@@ -129,15 +136,9 @@ def proxy_server(status: int = 502) -> Iterator[Proxy]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = _Server(("127.0.0.1", 0), Handler)
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    try:
+    with _running(Handler) as port:
+        state.url = f"http://127.0.0.1:{port}"
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @contextlib.contextmanager
