@@ -17,6 +17,25 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 REPO = Path(__file__).resolve().parents[1]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The test session's own user cache: tests that load a matrix in this process compile it there, never into
+    the developer's ~/.cache (run_cli gives each command its own)."""
+    import tempfile
+
+    if not os.environ.get("DNNRESOLVE_CACHE_DIR"):
+        os.environ["DNNRESOLVE_CACHE_DIR"] = _SESSION_CACHE[0] = tempfile.mkdtemp(prefix="dnnresolve-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import shutil
+
+    if _SESSION_CACHE[0]:
+        shutil.rmtree(_SESSION_CACHE[0], ignore_errors=True)
+
+
+_SESSION_CACHE = [""]
+
+
 @pytest.fixture
 def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run the real `dnnresolve` command line in a subprocess, as a user would."""
