@@ -30,6 +30,35 @@ class _Formatter(argparse.HelpFormatter):
     def __init__(self, prog: str) -> None:
         super().__init__(prog, width=_terminal_columns() - 2)
 
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        """Paragraphs wrap to the width; an indented line keeps its place: an example command stays whole (to be
+        copied), any other wraps under its own text (``  2   meaning`` continues under ``meaning``)."""
+        import re
+        import textwrap
+
+        out: list[str] = []
+        paragraph: list[str] = []
+
+        def flush() -> None:
+            if paragraph:
+                out.extend(textwrap.wrap(" ".join(paragraph), width, initial_indent=indent, subsequent_indent=indent))
+                paragraph.clear()
+
+        for line in text.splitlines():
+            if line and not line[0].isspace():
+                paragraph.append(line.strip())
+                continue
+            flush()
+            hang = re.match(r"\s+(?:\d+\s+)?", line)
+            if not line.strip() or line.lstrip().startswith("dnnresolve ") or hang is None:
+                out.append(indent + line if line.strip() else "")
+                continue
+            wrapped = textwrap.wrap(line[hang.end() :], width - hang.end(), break_on_hyphens=False) or [""]
+            out.append(indent + line[: hang.end()] + wrapped[0])
+            out.extend(indent + " " * hang.end() + w for w in wrapped[1:])
+        flush()
+        return "\n".join(out)
+
 
 def _terminal_columns() -> int:
     try:
@@ -47,9 +76,17 @@ def _terminal_columns() -> int:
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``dnnresolve plan: error: ...`` and exit status 2."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, help_of: str = "", **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
+        self.help_of = help_of  # the subcommand whose description and examples --help shows
+
+    def format_help(self) -> str:
+        if self.help_of and self.epilog is None:  # read only when help is asked for: a run never pays for it
+            from .cli_help import description, epilog
+
+            self.description, self.epilog = description(self.help_of), epilog(self.help_of)
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -101,7 +138,12 @@ def _check_args(p: argparse.ArgumentParser) -> None:
         help="requirements.txt, pyproject.toml, environment.yml... or a directory (default: the current one)",
     )
     _runtime_flags(p)
-    p.add_argument("--format", choices=("text", "markdown", "sarif"), default="text")
+    p.add_argument(
+        "--format",
+        choices=("text", "markdown", "sarif"),
+        default="text",
+        help="'markdown' for a pull-request comment, 'sarif' for code scanning (SARIF 2.1.0)",
+    )
     p.add_argument("--strict", action="store_true", help="warnings fail too")
 
 
@@ -121,7 +163,7 @@ def _update_args(p: argparse.ArgumentParser) -> None:
 
 
 def _install_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("specs", nargs="+", metavar="SPEC")
+    p.add_argument("specs", nargs="+", metavar="SPEC", help="a requirement to install: torch==2.1.0, 'jax[cuda12]'")
     _runtime_flags(p)
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.add_argument("--dry-run", action="store_true", help="print the steps only")
@@ -130,8 +172,8 @@ def _install_args(p: argparse.ArgumentParser) -> None:
 def command_parser(command: str) -> argparse.ArgumentParser:
     """One subcommand's parser alone (``dnnresolve plan ...``): what a start-up builds when the first word names a
     command, sparing the other seven parsers; its usage, help and errors read as the subparser's would."""
-    help_text, add_args, handler = _COMMANDS[command]
-    parser = _Parser(prog=f"dnnresolve {command}", description=help_text[:1].upper() + help_text[1:] + ".")
+    _, add_args, handler = _COMMANDS[command]
+    parser = _Parser(prog=f"dnnresolve {command}", help_of=command)
     _common(parser)
     add_args(parser)
     parser.set_defaults(handler=handler, command=command)
@@ -141,17 +183,16 @@ def command_parser(command: str) -> argparse.ArgumentParser:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``command``, the other subcommands get their name and help only (what the
     top-level help lists), which spares a start-up building options it will not parse."""
-    parser = _Parser(
-        prog="dnnresolve",
-        description="Which CUDA / cuDNN / driver does this framework need, and what do I do now?",
-    )
+    parser = _Parser(prog="dnnresolve", help_of="dnnresolve")
     parser.add_argument("--version", action="version", version=f"dnnresolve {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (help_text, add_args, handler) in _COMMANDS.items():
-        p = sub.add_parser(name, help=help_text)
         if command is None or command == name:
+            p = sub.add_parser(name, help=help_text, help_of=name)
             _common(p)
             add_args(p)
+        else:
+            p = sub.add_parser(name, help=help_text)
         p.set_defaults(handler=handler)
     return parser
 
