@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ..install import InstallOutcome
     from ..steps import Step
 
-_WHERE = {"pip": "runs here", "conda": "run it in your shell", "module": "run it in your shell", "manual": "by hand"}
+_WHERE = {"pip": "runs here", "manual": "by hand"}  # conda, module and shell steps: "run it in your shell"
 
 
 def step_record(step: Step) -> dict[str, Any]:
@@ -34,7 +34,7 @@ def show_steps(steps: Sequence[Step], dry_run: bool, as_json: bool) -> None:
     out.write("Steps (dry run: nothing is run):\n" if dry_run else "Steps:\n")
     for n, step in enumerate(steps, 1):
         root = ", needs root" if step.needs_root else ""
-        out.write(f"  {n}. [{step.kind}: {_WHERE[step.kind]}{root}] {step.shell or step.description}\n")
+        out.write(f"  {n}. [{step.kind}: {_WHERE.get(step.kind, 'run it in your shell')}{root}] {step.shell or step.description}\n")
         if step.description and step.shell:
             out.write(f"     {step.description}\n")
     out.flush()
