@@ -95,7 +95,13 @@ def test_a_documented_command_runs(where: str, command: str, workdir: tuple[Path
         pytest.skip(why)
     work, env = workdir
     r = subprocess.run(
-        ["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120
+        ["bash", "-c", command],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
     )
     assert "Traceback" not in r.stderr, r.stderr
     assert r.returncode in (0, 1), f"{where}: `{command}` exited {r.returncode}: {r.stderr.strip()}"

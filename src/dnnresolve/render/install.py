@@ -33,8 +33,8 @@ def show_steps(steps: Sequence[Step], dry_run: bool, as_json: bool) -> None:
     out = sys.stdout
     out.write("Steps (dry run: nothing is run):\n" if dry_run else "Steps:\n")
     for n, step in enumerate(steps, 1):
-        root = ", needs root" if step.needs_root else ""
-        out.write(f"  {n}. [{step.kind}: {_WHERE.get(step.kind, 'run it in your shell')}{root}] {step.shell or step.description}\n")
+        where = _WHERE.get(step.kind, "run it in your shell") + (", needs root" if step.needs_root else "")
+        out.write(f"  {n}. [{step.kind}: {where}] {step.shell or step.description}\n")
         if step.description and step.shell:
             out.write(f"     {step.description}\n")
     out.flush()
