@@ -80,7 +80,7 @@ def test_uv_project_torch_index_disagrees_with_conda_cuda(run_cli: Run) -> None:
         run_cli, str(PROJECTS / "uv-torch" / "pyproject.toml"), str(PROJECTS / "uv-torch" / "environment.yml")
     )
     assert rc == 1
-    assert report["target"]["driver"].startswith("535.104.05") and "[tool.dnnresolve]" in report["target"]["driver"]
+    assert report["target"]["driver"] == "535.104.05" and "[tool.dnnresolve]" in report["target"]["sources"]["driver"]
     assert report["notes"] == []
     [f] = findings(report, "cuda-disagreement")
     assert at(f) == ("pyproject.toml", 6) and f["severity"] == "error"

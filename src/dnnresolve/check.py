@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
@@ -579,19 +580,8 @@ def _unknown(report: CheckReport, located: LocatedRequirement, memo: _Memo, unkn
         unknown.setdefault(name, None)
 
 
-def describe_target(target: Runtime | None) -> dict[str, str]:
-    if target is None:
-        return {}
-    out: dict[str, str] = {"os": target.os}
-    if target.driver:
-        out["driver"] = f"{target.driver} ({target.sources.get('driver', '')})"
-    if target.gpus:
-        g = target.gpus[0]
-        out["gpu"] = f"{g.name} (compute capability {g.compute_capability})"
-    if target.python:
-        out["python"] = f"{target.python} ({target.sources.get('python', '')})"
-    if target.cuda:
-        out["cuda"] = f"{target.cuda[0].version} ({target.cuda[0].found_in})"
-    if target.cudnn:
-        out["cudnn"] = f"{target.cudnn[0].version} ({target.cudnn[0].found_in})"
-    return out
+def describe_target(target: Runtime | None) -> dict[str, Any]:
+    """Each fact of the target alone, and where it came from under ``sources`` (profile.machine_json)."""
+    from .profile import machine_json
+
+    return {} if target is None else machine_json(target)

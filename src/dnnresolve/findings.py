@@ -66,7 +66,7 @@ class CheckReport:
     findings: list[Finding] = field(default_factory=list)
     not_checked: list[str] = field(default_factory=list)  # packages the matrix does not know, not GPU-related
     checked: list[str] = field(default_factory=list)  # packages checked against the matrix
-    target: dict[str, str] = field(default_factory=dict)  # component -> "value (where from)"
+    target: dict[str, Any] = field(default_factory=dict)  # profile.machine_json: values, and "sources" apart
     notes: list[str] = field(default_factory=list)
 
     def count(self, severity: Severity) -> int:

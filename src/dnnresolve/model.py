@@ -297,12 +297,16 @@ class GpuModel:
 # ---------------------------------------------------------------- the runtime
 
 
+MATRIX_GPU_TABLE = "the matrix's GPU table"  # where a compute capability no source gave comes from
+
+
 @record(frozen=True)
 class Gpu:
     name: str
     compute_capability: ComputeCapability | None = None
     memory_mib: int | None = None
     found_in: str = ""
+    capability_from: str = ""  # where the compute capability came from, when not from found_in (the matrix)
 
 
 @record(frozen=True)

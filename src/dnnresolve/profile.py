@@ -1,14 +1,17 @@
 """A runtime profile: ``dnnresolve detect --json`` written on one machine, read back by ``plan`` and
 ``check --target FILE`` on another. ``runtime_to_json`` and ``runtime_from_json`` are inverses; reading
-validates every field and names the file and field it cannot use."""
+validates every field and names the file and field it cannot use. Values and where they were found are
+separate fields (``found_in``, ``compute_capability_from``, ``sources``); ``machine_json`` is the short form
+the other commands' JSON carries."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .errors import UserError
-from .model import CudaInstall, CudnnInstall, Gpu, InstalledPackage, Module, Runtime
+from .model import MATRIX_GPU_TABLE, CudaInstall, CudnnInstall, Gpu, InstalledPackage, Module, Runtime
 from .versions import (
     ComputeCapability,
     CudaVersion,
@@ -36,6 +39,7 @@ def runtime_to_json(rt: Runtime) -> dict[str, Any]:
                 "compute_capability": _s(g.compute_capability),
                 "memory_mib": g.memory_mib,
                 "found_in": g.found_in,
+                "compute_capability_from": g.capability_from or None,
             }
             for g in rt.gpus
         ],
@@ -65,6 +69,37 @@ def runtime_to_json(rt: Runtime) -> dict[str, Any]:
         "notes": list(rt.notes),
         "sources": dict(rt.sources),
     }
+
+
+def machine_json(rt: Runtime) -> dict[str, Any]:
+    """The facts a verdict is made of (the GPU, CUDA and cuDNN in use), each value alone, and in ``sources``
+    where each came from: the ``target`` of ``check --json``, the ``machine`` of ``plan`` and ``doctor``."""
+    gpu, cuda, cudnn = (rt.gpus[0] if rt.gpus else None), rt.active_cuda, rt.active_cudnn
+    values: dict[str, Any] = {
+        "os": rt.os,
+        "driver": _s(rt.driver),
+        "driver_cuda": _s(rt.driver_cuda),
+        "gpu": gpu.name if gpu else None,
+        "compute_capability": _s(gpu.compute_capability) if gpu else None,
+        "cuda": _s(cuda.version) if cuda else None,
+        "cudnn": _s(cudnn.version) if cudnn else None,
+        "python": _s(rt.python),
+        "python_executable": rt.python_executable or None,
+    }
+    sources = fact_sources(rt)
+    return {**values, "sources": {k: sources[k] for k in values if values[k] is not None and sources.get(k)}}
+
+
+def fact_sources(rt: Runtime) -> dict[str, str]:
+    """Where each fact of ``machine_json`` came from (a file, a program, a flag, the matrix); a fact nobody
+    stated (the default operating system) has none."""
+    gpu, cuda, cudnn = (rt.gpus[0] if rt.gpus else None), rt.active_cuda, rt.active_cudnn
+    out = {k: rt.sources.get(k, "") for k in ("os", "driver", "driver_cuda", "python")}
+    out["gpu"] = gpu.found_in if gpu else ""
+    out["compute_capability"] = (gpu.capability_from or gpu.found_in) if gpu else ""
+    out["cuda"] = cuda.found_in if cuda else ""
+    out["cudnn"] = cudnn.found_in if cudnn else ""
+    return {k: v for k, v in out.items() if v}
 
 
 def _package_json(p: InstalledPackage) -> dict[str, Any]:
@@ -143,12 +178,18 @@ def runtime_from_json(data: Any, file: str) -> Runtime:
     rt.driver_cuda = r.version(data, "driver_cuda", CudaVersion.parse, "")
     for where, g in r.items(data, "gpus"):
         memory = r.get(g, "memory_mib", int, where, -1)
+        found_in = r.get(g, "found_in", str, where, "")
+        capability_from = r.get(g, "compute_capability_from", str, where, "")
+        old = _OLD_CAPABILITY_FROM.match(found_in)
+        if old and not capability_from:  # written before the two were apart
+            found_in, capability_from = old.group(1), MATRIX_GPU_TABLE
         rt.gpus.append(
             Gpu(
                 r.get(g, "name", str, where, ""),
                 r.version(g, "compute_capability", ComputeCapability.parse, where),
                 None if memory < 0 else memory,
-                r.get(g, "found_in", str, where, ""),
+                found_in,
+                capability_from,
             )
         )
     for where, c in r.items(data, "cuda"):
@@ -203,7 +244,14 @@ def runtime_from_json(data: Any, file: str) -> Runtime:
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in sources.items()):
         raise r.fail("sources", "expected an object of strings")
     rt.sources = dict(sources)
+    if rt.gpus and _OLD_CAPABILITY_FROM.match(rt.sources.get("gpus", "")):
+        rt.sources["gpus"] = rt.gpus[0].found_in
     return rt
+
+
+# how a GPU's found_in ended before compute_capability_from: "...; compute capability 3.5 from the matrix's GPU
+# table" (detected), "given (--gpu); compute capability from the matrix" (a flag)
+_OLD_CAPABILITY_FROM = re.compile(r"(.*?); compute capability (?:\S+ )?from the matrix(?:'s GPU table)?$")
 
 
 def load_profile(path: str) -> Runtime:

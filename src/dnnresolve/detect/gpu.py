@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..model import Gpu
+from ..model import MATRIX_GPU_TABLE, Gpu
 from ..versions import ComputeCapability, VersionError
 from .context import ProbeContext
 from .nvml import NvmlReport
@@ -32,16 +32,16 @@ def probe(ctx: ProbeContext, nvml: NvmlReport, smi: SmiReport, lookup: Capabilit
         found = [(name, "", None, where) for name, where in _proc_gpus(ctx)]
     gpus: list[Gpu] = []
     for name, cc_text, memory, where in found:
-        cc = _capability(ctx, cc_text, where)
+        cc, cc_from = _capability(ctx, cc_text, where), ""
         if cc is None:
             cc = lookup(name)
             if cc is not None:
-                where += f"; compute capability {cc} from the matrix's GPU table"
+                cc_from = MATRIX_GPU_TABLE
             else:
                 ctx.note(f"GPU {name!r}: compute capability unknown (not in the matrix's GPU table)")
         if name.endswith("..."):
             ctx.note(f"GPU {name!r}: nvidia-smi shortened the name")
-        gpus.append(Gpu(name, cc, memory, where))
+        gpus.append(Gpu(name, cc, memory, where, cc_from))
     return gpus
 
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import UserError
-from ..model import CudaInstall, CudnnInstall, Gpu, Runtime
+from ..model import MATRIX_GPU_TABLE, CudaInstall, CudnnInstall, Gpu, Runtime
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion, VersionError
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def _set_gpu(rt: Runtime, value: str, label: str, matrix: Matrix | None) -> None
             raise UserError(
                 f"{label} {value!r}: not a GPU the matrix knows; give its compute capability instead (e.g. {label} 3.5)"
             ) from None
-        rt.gpus = [Gpu(value, model.compute_capability, None, f"given ({label}); compute capability from the matrix")]
+        rt.gpus = [Gpu(value, model.compute_capability, None, f"given ({label})", MATRIX_GPU_TABLE)]
     rt.sources["gpus"] = f"given ({label})"
 
 

@@ -53,6 +53,22 @@ def to_sarif(report: CheckReport) -> dict[str, Any]:
     }
 
 
+def target_line(target: dict[str, Any]) -> str:
+    """``Target: os linux, driver 535.104.05 (given (--driver)), gpu A100 (compute capability 8.0), ...``"""
+    sources = target.get("sources", {})
+    parts = []
+    for key in ("os", "driver", "gpu", "python", "cuda", "cudnn"):
+        value = target.get(key)
+        if value is None:
+            continue
+        if key == "gpu":
+            cc = target.get("compute_capability")
+            parts.append(f"gpu {value}" + (f" (compute capability {cc})" if cc else ""))
+        else:
+            parts.append(f"{key} {value}" + (f" ({sources[key]})" if sources.get(key) else ""))
+    return "Target: " + ", ".join(parts)
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -61,7 +77,7 @@ def to_markdown(report: CheckReport) -> str:
     errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
     lines = [f"### dnnresolve check: {errors} error(s), {warnings} warning(s)", ""]
     if report.target:
-        lines.append("Target: " + ", ".join(f"{k} {v}" for k, v in report.target.items()))
+        lines.append(target_line(report.target))
         lines.append("")
     for note in report.notes:
         lines.append(f"> {note}")
@@ -102,7 +118,7 @@ _SEVERITY: dict[Severity, Hint] = {Severity.ERROR: "error", Severity.WARNING: "w
 def _emit_text(report: CheckReport) -> None:
     out = writer()
     if report.target:
-        out.line("Target: " + ", ".join(f"{k} {v}" for k, v in report.target.items()))
+        out.line(target_line(report.target))
     for note in report.notes:
         out.line(("note", "warn"), f": {note}")
     if report.findings:

@@ -41,7 +41,8 @@ def rows(rt: Runtime) -> list[tuple[str, str, str]]:
             parts.append(f"compute capability {g.compute_capability}")
         if g.memory_mib is not None:
             parts.append(f"{g.memory_mib} MiB")
-        out.append((f"GPU {i}", ", ".join(parts), g.found_in))
+        where = g.found_in + (f"; compute capability from {g.capability_from}" if g.capability_from else "")
+        out.append((f"GPU {i}", ", ".join(parts), where))
     if not rt.cuda:
         out.append(("CUDA", "none found", ""))
     for i, c in enumerate(rt.cuda):

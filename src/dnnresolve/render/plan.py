@@ -10,7 +10,8 @@ from ..cuda_builds import NO_RUNTIME, PLUGIN_MISMATCH, BuildGap
 from ..model import Runtime
 from ..pkgname import canonicalize_name
 from ..plan import Option, Plan, RequirementPlan, needs_summary
-from ..solve import Candidate, Status
+from ..profile import fact_sources, machine_json
+from ..solve import Candidate, Check, Status
 from .console import emit_json, writer
 from .styled import Hint, Piece, Writer
 
@@ -26,14 +27,32 @@ _BUILD_MARK: dict[str, tuple[str, Hint]] = {
 
 
 def to_json(plan: Plan, runtime: Runtime) -> dict[str, Any]:
+    origins = _origins(runtime)
     return {
         "satisfied": plan.satisfied,
         "conflicts": plan.conflicts,
-        "requirements": [_req_json(rp) for rp in plan.requirements],
+        "requirements": [_req_json(rp, origins) for rp in plan.requirements],
+        "machine": machine_json(runtime),
     }
 
 
-def _req_json(rp: RequirementPlan) -> dict[str, Any]:
+def _origins(runtime: Runtime) -> dict[str, str]:
+    """component of a check -> where the fact it found came from."""
+    out = fact_sources(runtime)
+    out.pop("compute_capability", None)  # several GPUs: the one the check names, below
+    for g in reversed(runtime.gpus):
+        if g.compute_capability is not None:
+            out[f"compute_capability {g.compute_capability}"] = g.capability_from or g.found_in
+    for component in ("install", "python"):
+        if "python" in out:
+            out[component] = out["python"]
+    platform = runtime.sources.get("system") if runtime.system else runtime.python_executable
+    if platform:
+        out["platform"] = platform
+    return out
+
+
+def _req_json(rp: RequirementPlan, origins: dict[str, str]) -> dict[str, Any]:
     r = rp.result
     best = r.best
     return {
@@ -45,7 +64,7 @@ def _req_json(rp: RequirementPlan) -> dict[str, Any]:
         "installed": r.installed.version if r.installed else None,
         "satisfied": r.satisfied,
         "needs": needs_summary(best) if best else {},
-        "checks": [_check_json(c) for c in (best.checks if best else [])],
+        "checks": [_check_json(c, origins) for c in (best.checks if best else [])],
         "gap": [c.component for c in (best.failures if best else [])],
         "source": best.release.source if best else None,
         "message": rp.message or None,
@@ -54,14 +73,16 @@ def _req_json(rp: RequirementPlan) -> dict[str, Any]:
     }
 
 
-def _check_json(c: Any) -> dict[str, Any]:
+def _check_json(c: Check, origins: dict[str, str]) -> dict[str, Any]:
+    key = f"compute_capability {c.found}" if c.component == "compute_capability" else c.component
     return {
         "component": c.component,
         "status": c.status.value,
         "needed": c.needed or None,
         "found": c.found or None,
+        "found_from": origins.get(key) if c.found else None,  # where the machine's fact came from
         "reason": c.reason,
-        "source": c.source or None,
+        "source": c.source or None,  # where what is needed is stated
     }
 
 
