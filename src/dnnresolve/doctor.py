@@ -29,6 +29,39 @@ def installed_requirements(runtime: Runtime, matrix: Matrix) -> list[Requirement
     return out
 
 
+def machine_facts(runtime: Runtime) -> list[tuple[str, str]]:
+    """What doctor read, as (label, value) lines: the Python whose frameworks it checks (version and path),
+    the driver, the GPUs, and the CUDA and cuDNN in use (others found after them). Said also when none."""
+    if runtime.python is not None:  # under --root the version may come from a directory's name, not a program
+        where = runtime.python_executable or (
+            f"read from {runtime.sources['python']}" if "python" in runtime.sources else ""
+        )
+        python = ", ".join(x for x in (str(runtime.python), where) if x)
+    else:
+        python = "none found ($VIRTUAL_ENV, $CONDA_PREFIX, python3 on PATH)"
+    gpus: dict[str, int] = {}
+    for g in runtime.gpus:
+        name = g.name + (f", compute capability {g.compute_capability}" if g.compute_capability else "")
+        gpus[name] = gpus.get(name, 0) + 1
+    cudnns = sorted(runtime.cudnn, key=lambda c: c is not runtime.active_cudnn)  # the one that loads first
+    return [
+        ("Python", python),
+        ("driver", str(runtime.driver) if runtime.driver else "no NVIDIA driver found"),
+        ("GPU", "; ".join(f"{n} x {name}" if n > 1 else name for name, n in gpus.items()) or "none found"),
+        ("CUDA", _in_use([(str(c.version), c.path) for c in runtime.cuda])),
+        ("cuDNN", _in_use([(str(c.version), c.path) for c in cudnns])),
+    ]
+
+
+def _in_use(found: list[tuple[str, str]]) -> str:
+    """``12.4.127, /usr/local/cuda-12.4 (also 12.1.105)``: the first is the one in use."""
+    if not found:
+        return "none found"
+    (version, path), others = found[0], found[1:]
+    also = f" (also {', '.join(v for v, _ in others)})" if others else ""
+    return ", ".join(x for x in (version, path) if x) + also
+
+
 def code_packages(matrix: Matrix) -> set[str]:
     """The packages whose wheels carry compiled GPU code the matrix states (torch, TensorFlow, onnxruntime-gpu,
     Paddle, MXNet): their installed libraries are worth reading. JAX and CuPy compile at run time."""

@@ -222,11 +222,21 @@ def emit_doctor(
             for f in code
         ]
         data["gpu_code_notes"] = list(notes)
+        data["machine"]["notes"] = list(runtime.notes)
         emit_json(data)
         return
+    from ..doctor import machine_facts
+
     out = writer()
+    root = runtime.sources.get("root")
+    out.line(f"Machine: files under {root}" if root else "Machine: this one")
+    for label, value in machine_facts(runtime):
+        out.line(f"  {label:<7} {value}")
+    if runtime.python is None and not plan.requirements:
+        out.line("No GPU framework checked: no Python environment found.")
+        return
     if not plan.requirements:
-        out.line("No GPU framework from the compatibility matrix is installed in this Python environment.")
+        out.line("No GPU framework the matrix knows is installed in this Python environment.")
         return
     gapped = {canonicalize_name(n) for g in builds for n in (g.package, g.companion) if n}
     for g in builds:
