@@ -62,12 +62,10 @@ def test_the_docs_show_commands_and_every_skip_is_still_needed() -> None:
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """A folder with the files the examples name, and `dnnresolve` on PATH running this checkout; no network:
-    every proxy variable points at a closed port, so a command that reaches out fails instead of going out."""
+def docs_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """`dnnresolve` on PATH running this checkout, with a cache of its own (compiled once for all commands); no
+    network: every proxy variable points at a closed port, so a command that reaches out fails, never goes out."""
     base = tmp_path_factory.mktemp("docs")
-    work = base / "work"
-    shutil.copytree(FILES, work)
     bin_dir = base / "bin"
     bin_dir.mkdir()
     launcher = bin_dir / "dnnresolve"
@@ -85,19 +83,20 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
         HTTPS_PROXY=closed,
         ALL_PROXY=closed,
     )
-    return work, env
+    return env
 
 
 @pytest.mark.parametrize(("where", "command"), COMMANDS, ids=[w for w, _ in COMMANDS])
-def test_a_documented_command_runs(where: str, command: str, workdir: tuple[Path, dict[str, str]]) -> None:
+def test_a_documented_command_runs(where: str, command: str, docs_env: dict[str, str], tmp_path: Path) -> None:
     why = _skipped(command)
     if why:
         pytest.skip(why)
-    work, env = workdir
+    work = tmp_path / "work"  # the files the examples name, fresh: `detect --json > node.json` writes one
+    shutil.copytree(FILES, work)
     r = subprocess.run(
         ["bash", "-c", command],
         cwd=work,
-        env=env,
+        env=docs_env,
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
