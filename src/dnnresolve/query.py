@@ -97,7 +97,9 @@ def matrix_query(
             raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
         name = canonicalize_name(req.name)
         if name not in matrix.packages():
-            return MatrixResult(query, message=f"{req.name} is not in the compatibility matrix")
+            from .suggest import unknown_packages
+
+            return MatrixResult(query, message=unknown_packages([req.name], matrix.packages()))
         rows = matrix.find(name, req.specifier)
     try:
         if cuda:
