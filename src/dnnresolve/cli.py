@@ -114,6 +114,7 @@ def _matrix_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cuda", metavar="VERSION", help="releases built for this CUDA series")
     p.add_argument("--cudnn", metavar="VERSION", help="releases built against this cuDNN series")
     p.add_argument("--os", choices=("linux", "windows"), help="only rows for this operating system")
+    p.add_argument("--verbose", action="store_true", help="also show each release's sourcing notes (JSON has them)")
 
 
 def _update_args(p: argparse.ArgumentParser) -> None:
@@ -178,7 +179,7 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
 
     matrix = _load_matrix(args)
     result = matrix_query(matrix, args.spec, cuda=args.cuda, cudnn=args.cudnn, os_name=args.os)
-    render.emit(result, as_json=args.json)
+    render.emit(result, as_json=args.json, verbose=args.verbose)
     return EXIT_OK if result.found else EXIT_PROBLEMS
 
 
