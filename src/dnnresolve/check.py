@@ -83,6 +83,7 @@ class _Memo:
         self.pin_facts: dict[tuple[object, ...], tuple[list[_Fact] | None, list[_Fact]]] = {}
         self.beside: dict[tuple[object, ...], list[_Fact]] = {}
         self.gpu_related: dict[str, bool] = {}
+        self.slips: dict[str, str] = {}  # a name the matrix does not know -> "did you mean ...?" or ""
         self.run = RunMemo()
 
     @property
@@ -560,12 +561,19 @@ def _unpinned(pin: Pin, result: RequirementResult) -> list[_Fact]:
 
 
 def _unknown(report: CheckReport, located: LocatedRequirement, memo: _Memo, unknown: dict[str, None]) -> None:
+    """A package the matrix does not know: a note where it is GPU-related or a slip for one it knows
+    (``tensorfow-gpu``), else a name in the summary's "not checked"."""
     name = memo.run.name(located)
     related = memo.gpu_related.get(name)
     if related is None:
+        from .suggest import did_you_mean, package_suggestions
+
+        memo.slips[name] = did_you_mean(package_suggestions(name, memo.packages))
         related = bool(_GPU_NAME.search(name)) or name in COMPANIONS
         memo.gpu_related[name] = related
-    if related:
+    slip = memo.slips[name]
+    if related or slip:
+        what = "GPU-related but not in the compatibility matrix" if related else "not in the compatibility matrix"
         report.findings.append(
             Finding(
                 located.file,
@@ -573,7 +581,7 @@ def _unknown(report: CheckReport, located: LocatedRequirement, memo: _Memo, unkn
                 name,
                 Severity.INFO,
                 "not-checked",
-                f"{name} is GPU-related but not in the compatibility matrix: not checked",
+                f"{name} is {what}: not checked" + (f"; {slip}" if slip else ""),
             )
         )
     else:

@@ -156,6 +156,7 @@ def _matrix_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cuda", metavar="VERSION", help="releases built for this CUDA series")
     p.add_argument("--cudnn", metavar="VERSION", help="releases built against this cuDNN series")
     p.add_argument("--os", choices=("linux", "windows"), help="only rows for this operating system")
+    p.add_argument("--verbose", action="store_true", help="also show each release's sourcing notes (JSON has them)")
 
 
 def _update_args(p: argparse.ArgumentParser) -> None:
@@ -219,7 +220,7 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
 
     matrix = _load_matrix(args)
     result = matrix_query(matrix, args.spec, cuda=args.cuda, cudnn=args.cudnn, os_name=args.os)
-    render.emit(result, as_json=args.json)
+    render.emit(result, as_json=args.json, verbose=args.verbose)
     return EXIT_OK if result.found else EXIT_PROBLEMS
 
 
@@ -236,6 +237,12 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
         except InvalidRequirement as exc:
             raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
     matrix = _load_matrix(args)
+    if args.command == "plan":  # (install runs plain pip for what the matrix does not know)
+        from .suggest import unknown_packages
+
+        refused = unknown_packages([r.name for r in requirements], matrix.packages())
+        if refused:
+            raise UserError(refused)
     runtime = runtime_for(args, matrix)
     args.runtime = runtime
     return make_plan(solve(requirements, runtime, matrix), runtime, matrix)
@@ -403,10 +410,16 @@ _COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], _Hand
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if words and words[0] in _COMMANDS:
-        args = command_parser(words[0]).parse_args(words[1:])
+        args = _parse(command_parser(words[0]), words[1:])
     else:  # no command, or options before it: the whole command line
         parser = build_parser()
-        args = parser.parse_args(words)
+        if words and not words[0].startswith("-"):
+            from .suggest import nearest_word
+
+            near = nearest_word(words[0], list(_COMMANDS))
+            if near:
+                parser.error(f"unknown command {words[0]!r} (did you mean {near!r}?)")
+        args = _parse(parser, words, whole=True)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
@@ -418,6 +431,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with redacted_output(), stop_signals_raise():
         return _run(args, debug)
+
+
+def _parse(parser: argparse.ArgumentParser, words: list[str], whole: bool = False) -> argparse.Namespace:
+    """``parser.parse_args(words)``, an option it does not know answered by the nearest it does (``--drvier (did
+    you mean --driver?)``) as the command's own parser would say it, also when ``whole`` (the top-level parser)."""
+    args, unknown = parser.parse_known_args(words)
+    if unknown:
+        from .suggest import unrecognized
+
+        command = str(getattr(args, "command", None) or "")
+        owner = command_parser(command) if whole and command in _COMMANDS else parser
+        # (argparse keeps the option strings it knows in this attribute, the same from 3.9 to 3.14)
+        owner.error(unrecognized(unknown, list(owner._option_string_actions), command if owner is not parser else ""))
+    return args
 
 
 def _run(args: argparse.Namespace, debug: bool) -> int:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .compat import DriverTable
     from .compiled import Compiled
     from .model import CudaFamily, CudaRelease, CudnnRelease, FrameworkRelease, GpuModel, WheelPins
+    from .suggest import GpuGuess
     from .versions import CudaVersion, CudnnVersion, DriverVersion
 
 MATRIX_ENV = "DNNRESOLVE_MATRIX"
@@ -403,6 +404,44 @@ class Matrix:
             if (key.startswith(k + "-") or key.startswith(k + " ")) and len(k) > best_len:
                 best, best_len = g, len(k)
         return best
+
+    def gpu_typed(self, name: str) -> tuple[GpuModel | None, GpuGuess | None]:
+        """A GPU name as a person types it (``--gpu 4090``): a name or alias the table spells so at once (the
+        guess is None), else as ``suggest.guess_gpu`` reads it against the whole table, with the guess that
+        says which rows it meant or which names to offer instead."""
+        from .suggest import GpuRow, guess_gpu
+        from .versions import ComputeCapability
+
+        key = gpu_key(name)
+        if "gpus" in self._built or self._rows is None:
+            index = self._gpu_index()
+            if key in index:
+                return index[key], None
+            gpus = self.gpus
+            guess = guess_gpu(
+                name, [GpuRow(i, g.name, (g.name, *g.aliases), str(g.compute_capability)) for i, g in enumerate(gpus)]
+            )
+            return (gpus[guess.found.position] if guess.found is not None else None), guess
+        raw = self._raw("gpu")
+        position = self._cached.meta["gpu_keys"].get(key)
+        typed = None
+        if position is None:  # the table read as plain rows: only the GPU found becomes a model object
+            rows = [
+                GpuRow(
+                    at,
+                    d["name"],
+                    (d["name"], *d.get("aliases", ())),
+                    str(ComputeCapability.parse(d["compute_capability"])),
+                )
+                for at, (_, _, d) in enumerate(raw)
+            ]
+            typed = guess_gpu(name, rows)
+            if typed.found is None:
+                return None, typed
+            position = typed.found.position
+        i, line, d = raw[position]
+        found: GpuModel = self._one("gpu", i, line, d)
+        return found, typed
 
     def _gpu_unbuilt(self, key: str) -> GpuModel | None:
         """``gpu`` over the cached key index: only the GPU found becomes a model object."""

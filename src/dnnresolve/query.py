@@ -97,7 +97,9 @@ def matrix_query(
             raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
         name = canonicalize_name(req.name)
         if name not in matrix.packages():
-            return MatrixResult(query, message=f"{req.name} is not in the compatibility matrix")
+            from .suggest import unknown_packages
+
+            return MatrixResult(query, message=unknown_packages([req.name], matrix.packages()))
         rows = matrix.find(name, req.specifier)
     try:
         if cuda:
@@ -112,6 +114,7 @@ def matrix_query(
         raise UserError(str(exc)) from exc
     if os_name:
         rows = [r for r in rows if os_name in r.os]
+    rows = in_listing_order(rows)
     if not spec and not cuda and not cudnn:
         return MatrixResult("", packages=_summary(matrix, rows))
     if spec and len({r.version for r in rows}) == 1 and len(rows) > 1:
@@ -127,6 +130,14 @@ def matrix_query(
             _elsewhere(matrix, spec, os_name) if spec and not cuda and not cudnn else ""
         )
     return result
+
+
+def in_listing_order(rows: list[FrameworkRelease]) -> list[FrameworkRelease]:
+    """Rows as every listing gives them: by package, then release, newest first (then by operating system)."""
+    out = sorted(rows, key=lambda r: r.os)
+    out.sort(key=lambda r: r.version, reverse=True)
+    out.sort(key=lambda r: r.package)
+    return out
 
 
 def _elsewhere(matrix: Matrix, spec: str, os_name: str | None) -> str:

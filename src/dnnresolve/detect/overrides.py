@@ -15,6 +15,7 @@ from ..versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersi
 
 if TYPE_CHECKING:
     from ..matrix import Matrix
+    from ..suggest import GpuGuess
 
 ENV_OVERRIDES = {
     "driver": "DNNRESOLVE_DRIVER",
@@ -93,13 +94,32 @@ def _set_gpu(rt: Runtime, value: str, label: str, matrix: Matrix | None) -> None
         cc = ComputeCapability.parse(value)
         rt.gpus = [Gpu(f"compute capability {cc}", cc, None, f"given ({label})")]
     except VersionError:
-        model = matrix.gpu(value) if matrix is not None else None
+        model, guess = matrix.gpu_typed(value) if matrix is not None else (None, None)
         if model is None:
-            raise UserError(
-                f"{label} {value!r}: not a GPU the matrix knows; give its compute capability instead (e.g. {label} 3.5)"
-            ) from None
-        rt.gpus = [Gpu(value, model.compute_capability, None, f"given ({label})", MATRIX_GPU_TABLE)]
+            raise UserError(_unknown_gpu(value, label, guess)) from None
+        cc_from = MATRIX_GPU_TABLE
+        if guess is not None:  # not the table's own spelling: say what it was read as
+            cc_from += f" ({', '.join(repr(n) for n in guess.meant or (model.name,))})"
+        rt.gpus = [Gpu(value, model.compute_capability, None, f"given ({label})", cc_from)]
     rt.sources["gpus"] = f"given ({label})"
+
+
+def _unknown_gpu(value: str, label: str, guess: GpuGuess | None) -> str:
+    """Why a GPU name is refused, with the names nearest to it (see ``suggest.guess_gpu``)."""
+    from ..suggest import did_you_mean
+
+    capability = f"give its compute capability, e.g. {label} 8.6"
+    if guess is not None and guess.ambiguous:
+        return (
+            f"{label} {value!r}: {guess.ambiguous} GPUs of different compute capabilities go by that name: "
+            f"{did_you_mean(guess.nearest)} (or {capability})"
+        )
+    if guess is not None and guess.nearest:
+        return f"{label} {value!r}: not a GPU the matrix knows; {did_you_mean(guess.nearest)} (or {capability})"
+    return (
+        f"{label} {value!r}: not a GPU the matrix knows; {capability} "
+        "('nvidia-smi --query-gpu=compute_cap --format=csv' prints it)"
+    )
 
 
 def _set_python(rt: Runtime, value: str, label: str, matrix: Matrix | None) -> None:

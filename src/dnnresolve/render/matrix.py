@@ -11,7 +11,9 @@ from .console import emit_json, writer
 from .styled import Column, Table, Writer
 
 
-def emit(result: MatrixResult, as_json: bool) -> None:
+def emit(result: MatrixResult, as_json: bool, verbose: bool = False) -> None:
+    """The rows; a release's sourcing note (PRs, commits, what a binary was read with) only when ``verbose``:
+    JSON always carries it."""
     if as_json:
         emit_json(_json(result))
         return
@@ -25,7 +27,7 @@ def emit(result: MatrixResult, as_json: bool) -> None:
         out.line(result.message or "nothing found")
         return
     if len(result.releases) == 1:
-        _one(result.releases[0], out)
+        _one(result.releases[0], out, verbose)
         return
     heads = ("version", "os", "python", "cuda", "cudnn", "min driver (linux)", "gpu code", "compiler", "source")
     releases = [
@@ -65,7 +67,7 @@ def _cudnn(r: dict[str, Any]) -> str:
     return f"{text} (optional)" if text and r.get("cudnn_optional") else text
 
 
-def _one(r: dict[str, Any], out: Writer) -> None:
+def _one(r: dict[str, Any], out: Writer, verbose: bool = False) -> None:
     rows: list[tuple[str, str]] = [
         ("python", ", ".join(r["python"])),
         ("cuda", ", ".join(r["cuda"]) or "cpu only"),
@@ -87,11 +89,16 @@ def _one(r: dict[str, Any], out: Writer) -> None:
         if inst["kind"] != "manual" and inst.get("note"):  # (a manual step's note is its text already)
             command += f"\n{inst['note']}"
         rows.append((f"install ({inst['kind']}, cuda {inst['cuda'] or 'none'}{cudnn}{code})", command))
-    rows.append(("note", r["note"] or ""))
+    if verbose:
+        rows.append(("note", r["note"] or ""))
     rows.append(("source", r["source"]))
     title = f"{r['package']} {r['version']} ({', '.join(r['os'])})"
     columns = (Column("field", hint="heading"), Column("value"))
     out.table(Table(columns, [row for row in rows if row[1]], title=title, show_header=False, frame="box"))
+    if r["note"] and not verbose:
+        again = ["dnnresolve", "matrix", f"{r['package']}=={r['version']}", "--verbose"]
+        again += [] if "linux" in r["os"] else ["--os", r["os"][0]]
+        out.line((f"notes on how these values were sourced: {shlex.join(again)}", "dim"))
     for other in r.get("other_os", []):  # the same release's record for another system, one command away
         systems = ", ".join(other["os"])
         command = shlex.join(

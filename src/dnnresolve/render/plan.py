@@ -121,7 +121,7 @@ def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None
         sys.stdout.write(to_sh(plan))
         return
     out = writer()
-    if runtime.driver is None and not runtime.gpus:
+    if runtime.driver is None and not runtime.gpus and _unknown_machine_shows(plan):
         out.line(
             (
                 "No NVIDIA driver or GPU is known for this machine; the checks that need one show '?'. "
@@ -136,6 +136,17 @@ def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None
 
 
 _NEEDS_WIDTH = 44
+
+
+def _unknown_machine_shows(plan: Plan) -> bool:
+    """Whether a plan shown has a driver or GPU check that reads '?': only then is the banner that says why
+    worth its lines."""
+    return any(
+        c.status is Status.UNKNOWN and c.component in ("driver", "compute_capability")
+        for rp in plan.requirements
+        if rp.result.best is not None
+        for c in rp.result.best.checks
+    )
 
 
 def _emit_requirement(out: Writer, rp: RequirementPlan) -> None:
