@@ -386,7 +386,8 @@ def _check_driver(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, ma
     reason = f"CUDA {cuda} needs driver {needed}; found {found}"
     family = table.family_min_driver(cuda.major)
     if family is not None:
-        reason += f" (a driver >= {family} runs it through CUDA {cuda.major}.x minor-version compatibility: limits)"
+        compat = f"CUDA {cuda.major}.x minor-version compatibility"
+        reason += f" (a driver >= {family} runs it, with limits, through {compat})"
     return Check("driver", Status.FAIL, reason, needed, found, source)
 
 

@@ -88,6 +88,12 @@ def test_the_upgrade_is_the_least_driver_of_the_table_that_runs_a_build(cc: str 
 def test_torch_2_8_on_a_470_driver_upgrades_to_the_cuda_12_minor_version_floor() -> None:
     rt, m = machine("470.82.01", "7.5"), load_matrix()  # a T4
     rp = make_plan(solve([parse_requirement("torch==2.8.0")], rt, m), rt, m).requirements[0]
+    # the check says so too: the default build's own minimum, and the floor that runs it with limits
+    driver = rp.result.best.check("driver") if rp.result.best else None
+    assert driver is not None and driver.reason == (
+        "CUDA 12.8 needs driver >= 570.26; found 470.82.01 (a driver >= 525.60.13 runs it, with limits, "
+        "through CUDA 12.x minor-version compatibility)"
+    )
     [option] = [o for o in rp.options if o.needs_root]
     assert option.steps[0].description.startswith("upgrade the NVIDIA driver to >= 525.60.13 ")
     assert option.steps[-1].shell.endswith("--index-url https://download.pytorch.org/whl/cu126")
