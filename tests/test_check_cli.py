@@ -652,3 +652,59 @@ def test_a_wheel_with_its_own_cuda_is_never_held_to_the_targets_toolkit_among_ma
             assert proc.returncode in (0, 1), proc.stderr
             report = json.loads(proc.stdout)
             assert [f for f in findings(report, "cuda-disagreement") if "the target's CUDA" in f["message"]] == []
+
+
+# ------------------------------------------------------------------ a driver given as its branch (#25)
+
+
+def test_a_driver_branch_is_never_a_cannot_run_on_a_guess(run_cli: Run, tmp_path: Path) -> None:
+    reqs = tmp_path / "requirements.txt"
+    reqs.write_text("tensorflow==2.15.0\n")
+
+    def check(*target: str) -> list[dict[str, str]]:
+        proc = run_cli("check", str(reqs), "--python", "3.11", *target, "--json")
+        assert proc.returncode in (0, 1), proc.stderr
+        return list(json.loads(proc.stdout)["findings"])
+
+    # an RTX 4090 needs TF 2.15's PTX compiled: a 535.x from 535.54.03 on can, an older one cannot; 535.104.05 can
+    [branch] = check("--driver", "535", "--gpu", "8.9")
+    assert branch["severity"] == "warning" and "cannot run" not in branch["message"]
+    assert "driver 535.x: runs CUDA 12.2 if it is 535.54.03 or newer" in branch["message"]
+    assert "give the full version (nvidia-smi) to know" in branch["message"]
+    [full] = check("--driver", "535.104.05", "--gpu", "8.9")
+    assert full["severity"] == "warning" and "the driver compiles their PTX (compute_80)" in full["message"]
+    # without a GPU: 535.104.05 runs CUDA 12.2 fully; of a 535.x it depends, a caveat, never an error
+    assert check("--driver", "535.104.05") == []
+    [vague] = check("--driver", "535")
+    assert vague["severity"] == "warning" and "535.54.03 or newer" in vague["message"]
+    # a verdict that holds for every driver of the branch is given plainly
+    assert check("--driver", "550") == []
+    [old] = check("--driver", "470")
+    assert old["severity"] == "error" and "found 470.x" in old["message"]
+
+
+def test_a_branch_from_a_profile_or_the_environment_is_a_branch_too(run_cli: Run, tmp_path: Path) -> None:
+    profile = tmp_path / "node.json"
+    profile.write_text(json.dumps({"schema": "dnnresolve-runtime/1", "driver": "535", "python": {"version": "3.11"}}))
+    reqs = tmp_path / "requirements.txt"
+    reqs.write_text("tensorflow==2.15.0\n")
+    proc = run_cli("check", str(reqs), "--target", str(profile), "--gpu", "8.9", "--json")
+    [finding] = json.loads(proc.stdout)["findings"]
+    assert finding["severity"] == "warning" and "driver 535.x: runs CUDA 12.2 if it is 535.54.03" in finding["message"]
+    # plan's JSON carries the driver as given and that it is a branch, and each verdict what it found
+    for how in (("--target", str(profile)), ("--no-detect", "--driver", "535")):
+        proc = run_cli("plan", "tensorflow==2.15.0", *how, "--json")
+        data = json.loads(proc.stdout)
+        assert data["driver"] == {"version": "535", "branch": True}, how
+        [driver] = [c for c in data["requirements"][0]["checks"] if c["component"] == "driver"]
+        assert driver["status"] == "warn" and driver["found"] == "535.x", how
+    proc = run_cli("plan", "tensorflow==2.15.0", "--no-detect", "--driver", "535.104.05", "--json")
+    assert json.loads(proc.stdout)["driver"] == {"version": "535.104.05", "branch": False}
+    proc = run_cli("detect", "--json", env={"DNNRESOLVE_DRIVER": "535"})
+    assert json.loads(proc.stdout)["sources"]["driver"] == "given (DNNRESOLVE_DRIVER; a branch: some 535.x)"
+
+
+def test_the_driver_flags_help_says_a_branch_is_accepted_and_what_it_means(run_cli: Run) -> None:
+    for command in ("plan", "check"):
+        text = " ".join(run_cli(command, "--help", env={"COLUMNS": "200"}).stdout.split())
+        assert "a branch alone (535 or 535.x) means some 535.x: verdicts that depend on its patch level say so" in text

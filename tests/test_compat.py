@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dnnresolve.compat import CudnnRule, DriverTable, binary_runs_on, cudnn_compatible, cudnn_rule_text
+from dnnresolve.matrix import load_matrix
 from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion
 
 V = CudnnVersion.parse
@@ -80,6 +81,45 @@ def test_driver_check_full_minor_compat_and_too_old() -> None:
     assert not TABLE.check(d("410.48"), CudaVersion.parse("10.1")).ok
     # A 12.x build never runs on an 11-era driver.
     assert TABLE.check(d("470.82.01"), CudaVersion.parse("12.1")).how == "too_old"
+
+
+def test_a_branch_whose_patch_level_decides_says_so() -> None:
+    d, cuda = DriverVersion.parse, CudaVersion.parse
+    # 530.x: a 530.30.02 or newer runs 12.1 fully, an older 530.x through 12.x minor-version compatibility
+    v = TABLE.check(d("530"), cuda("12.1"))
+    assert v.how == "depends" and v.ok  # every 530.x runs it, one way or the other
+    assert v.note.startswith("driver 530.x: runs CUDA 12.1 if it is 530.30.02 or newer; if older, only through")
+    assert v.note.endswith("give the full version (nvidia-smi) to know")
+    # 450.x: from 450.51.06 on it runs 11.0; below it, not at all -- a guess either way, never "too old"
+    v = TABLE.check(d("450"), cuda("11.0"))
+    assert v.how == "depends" and not v.ok and v.hows == {"too_old", "full"}
+    assert v.note.startswith("driver 450.x: runs CUDA 11.0 if it is 450.51.06 or newer; if older, not at all")
+
+
+def test_a_verdict_that_holds_for_the_whole_branch_is_given_plainly() -> None:
+    d, cuda = DriverVersion.parse, CudaVersion.parse
+    assert TABLE.check(d("470"), cuda("12.1")).how == "too_old"  # no 470.x runs CUDA 12
+    assert TABLE.check(d("535"), cuda("12.1")).how == "full"  # every 535.x does
+    assert TABLE.check(d("470"), cuda("11.8")).how == "minor_version_compat"
+    assert TABLE.check(d("375"), cuda("8.0")).how == "full"
+
+
+def test_every_branch_against_the_matrix_table_is_too_old_only_when_no_driver_of_it_runs() -> None:
+    # for each CUDA toolkit and each branch the table names: a branch verdict is the verdict of all its drivers
+    # (the branch's first, 535.0, and each minimum the table names inside it), "depends" where they differ
+    m = load_matrix()
+    for os_name in ("linux", "windows"):
+        table = m.driver_table(os_name)
+        branches = sorted({driver.major for driver in table.drivers})
+        for toolkit, _ in table.toolkits:
+            for major in branches:
+                named = [x for x in table.drivers if x.major == major and not x.is_branch]
+                inside = [DriverVersion((major, 0, 0)), *named]
+                seen = {table.check(x, toolkit).how for x in inside}
+                verdict = table.check(DriverVersion((major,)), toolkit)
+                assert verdict.hows == seen, (os_name, toolkit, major)
+                assert (verdict.how == "depends") is (len(seen) > 1), (os_name, toolkit, major)
+                assert (verdict.how == "too_old") is (seen == {"too_old"}), (os_name, toolkit, major)
 
 
 def test_newest_cuda_for_driver() -> None:

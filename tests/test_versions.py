@@ -137,6 +137,22 @@ def test_driver_order_is_numeric() -> None:
     assert DriverVersion.parse("375.26") == DriverVersion.parse("375.26")
 
 
+@pytest.mark.parametrize(
+    ("text", "branch", "shown"),
+    [
+        ("535", True, "535.x"),
+        ("535.x", True, "535.x"),
+        ("535.104.05", False, "535.104.05"),
+        ("375.26", False, "375.26"),
+    ],
+)
+def test_a_driver_branch_alone_is_some_driver_of_that_branch(text: str, branch: bool, shown: str) -> None:
+    # people say "driver 535" for the branch; nvidia-smi always shows major.minor at least
+    d = DriverVersion.parse(text)
+    assert d.is_branch is branch and d.shown == shown
+    assert d.major == 535 or d.major == 375
+
+
 @pytest.mark.parametrize("bad", ["", "abc", "375", "3.5.6.7.8", "375,26"])
 def test_driver_rejects(bad: str) -> None:
     if bad == "375":  # a bare major is a valid (if vague) driver version

@@ -102,7 +102,12 @@ def _common(p: argparse.ArgumentParser) -> None:
 def _runtime_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("target machine (flags override detection)")
     g.add_argument("--target", metavar="PROFILE.json", help="a 'dnnresolve detect --json' from the target machine")
-    g.add_argument("--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 375.26")
+    g.add_argument(
+        "--driver",
+        metavar="VERSION",
+        help="NVIDIA driver version as nvidia-smi shows it, e.g. 535.104.05; a branch alone (535 or 535.x) means "
+        "some 535.x: verdicts that depend on its patch level say so, never 'cannot run'",
+    )
     g.add_argument("--cuda", metavar="VERSION", help="CUDA toolkit in use, e.g. 8.0")
     g.add_argument("--cudnn", metavar="VERSION", help="cuDNN in use, e.g. 5.0.5 or 5005")
     g.add_argument("--gpu", metavar="NAME|CC", help="GPU name as nvidia-smi prints it, or a compute capability")

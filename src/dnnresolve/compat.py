@@ -13,6 +13,11 @@ from .records import record
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion
 
 __all__ = [
+    "DEPENDS",
+    "FULL",
+    "MINOR_VERSION_COMPAT",
+    "TOO_OLD",
+    "UNKNOWN",
     "CudnnRule",
     "DriverTable",
     "DriverVerdict",
@@ -83,14 +88,29 @@ def cudnn_rule_text(build: CudnnVersion, rule: CudnnRule) -> str:
     return f"a runtime at least as new as the build: {s} or newer"
 
 
+FULL, MINOR_VERSION_COMPAT, TOO_OLD, UNKNOWN, DEPENDS = "full", "minor_version_compat", "too_old", "unknown", "depends"
+
+
 @record(frozen=True)
 class DriverVerdict:
-    """Whether a driver can run code built with a CUDA toolkit, and on what terms."""
+    """Whether a driver can run code built with a CUDA toolkit, and on what terms.
+
+    ``how`` is "full", "minor_version_compat", "too_old" or "unknown"; for a driver branch (``535``) whose patch
+    level decides, "depends", with ``by_patch`` saying from which driver of the branch on each verdict holds
+    (lowest first). ``ok``: every driver the verdict covers runs the code, fully or through minor-version
+    compatibility.
+    """
 
     ok: bool
-    how: str  # "full", "minor_version_compat", "too_old", "unknown"
+    how: str
     required: DriverVersion | None
     note: str = ""
+    by_patch: tuple[tuple[DriverVersion, str], ...] = ()
+
+    @property
+    def hows(self) -> frozenset[str]:
+        """Every verdict a driver it covers may get."""
+        return frozenset(how for _, how in self.by_patch) if self.by_patch else frozenset((self.how,))
 
 
 @record(frozen=True)
@@ -139,31 +159,85 @@ class DriverTable:
                 return driver
         return None
 
+    @cached_property
+    def drivers(self) -> tuple[DriverVersion, ...]:
+        """Every minimum the table names (toolkits' and families'), lowest first, each once."""
+        seen: dict[tuple[int, ...], DriverVersion] = {}
+        for driver in (*(d for _, d in self.toolkits), *(d for _, d in self.families)):
+            seen.setdefault(driver.key(3), driver)
+        return tuple(seen[k] for k in sorted(seen))
+
     def check(self, driver: DriverVersion, cuda: CudaVersion) -> DriverVerdict:
-        """Can ``driver`` run code built with ``cuda``? Exact table first, then minor-version compat."""
+        """Can ``driver`` run code built with ``cuda``? Exact table first, then minor-version compat.
+
+        A branch (``535``) is any of its drivers: where a minimum falls inside it (535.54.03 for CUDA 12.2) the
+        verdict is "depends" and says from which patch level on it runs; one that holds for the whole branch is
+        given plainly."""
         required = self.min_driver_for(cuda)
         if required is None:
-            return DriverVerdict(False, "unknown", None, f"CUDA {cuda} is not in the driver table")
-        if driver.key(3) >= required.key(3):
-            return DriverVerdict(True, "full", required)
+            return DriverVerdict(False, UNKNOWN, None, f"CUDA {cuda} is not in the driver table")
         family = self.family_min_driver(cuda.major)
-        if family is not None and driver.key(3) >= family.key(3):
-            return DriverVerdict(
-                True,
-                "minor_version_compat",
-                required,
-                f"runs through CUDA {cuda.major}.x minor-version compatibility (driver >= {family}); "
-                f"features that need driver {required} and PTX JIT of newer code are unavailable",
-            )
-        return DriverVerdict(False, "too_old", required)
+        how = _how(driver, required, family)
+        if driver.is_branch:
+            steps = [(driver, how)]
+            inside = {d.key(3): d for d in (required, family) if d is not None and d.major == driver.major}
+            for key in sorted(k for k in inside if k > driver.key(3)):
+                step = _how(inside[key], required, family)
+                if step != steps[-1][1]:
+                    steps.append((inside[key], step))
+            if len(steps) > 1:
+                note = _branch_note(driver, cuda, required, family, steps)
+                return DriverVerdict(how != TOO_OLD, DEPENDS, required, note, tuple(steps))
+        if how == FULL:
+            return DriverVerdict(True, FULL, required)
+        if how == MINOR_VERSION_COMPAT:
+            return DriverVerdict(True, MINOR_VERSION_COMPAT, required, _compat_note(cuda, required, family))
+        return DriverVerdict(False, TOO_OLD, required)
 
     def newest_cuda_for(self, driver: DriverVersion) -> CudaVersion | None:
-        """The newest CUDA series whose first release this driver fully supports (what nvidia-smi shows)."""
+        """The newest CUDA series whose first release this driver fully supports (what nvidia-smi shows); for a
+        branch (``535``), the newest every driver of the branch supports."""
         best: CudaVersion | None = None
         for toolkit, need in self.toolkits:
             if driver.key(3) >= need.key(3) and (best is None or toolkit.series > best):
                 best = toolkit.series
         return best
+
+
+def _how(driver: DriverVersion, required: DriverVersion, family: DriverVersion | None) -> str:
+    if driver.key(3) >= required.key(3):
+        return FULL
+    if family is not None and driver.key(3) >= family.key(3):
+        return MINOR_VERSION_COMPAT
+    return TOO_OLD
+
+
+def _compat_note(cuda: CudaVersion, required: DriverVersion, family: DriverVersion | None) -> str:
+    return (
+        f"runs through CUDA {cuda.major}.x minor-version compatibility (driver >= {family}); "
+        f"features that need driver {required} and PTX JIT of newer code are unavailable"
+    )
+
+
+def _branch_note(
+    branch: DriverVersion,
+    cuda: CudaVersion,
+    required: DriverVersion,
+    family: DriverVersion | None,
+    steps: list[tuple[DriverVersion, str]],
+) -> str:
+    """``driver 535.x: runs CUDA 12.2 if it is 535.54.03 or newer; if older, only through ...``."""
+    limits = f"(features that need driver {required} and PTX JIT of newer code are unavailable)"
+    compat = f"through CUDA {cuda.major}.x minor-version compatibility"
+    top, top_how = steps[-1]
+    said = [f"runs CUDA {cuda} if it is {top} or newer"]
+    if top_how == MINOR_VERSION_COMPAT:
+        said = [f"runs CUDA {cuda} {compat} if it is {top} or newer {limits}"]
+    for i in range(len(steps) - 2, -1, -1):
+        start, how = steps[i]
+        when = "if older" if i == 0 else f"from {start} up to {steps[i + 1][0]}"
+        said.append(f"{when}, only {compat} {limits}" if how == MINOR_VERSION_COMPAT else f"{when}, not at all")
+    return f"driver {branch.shown}: " + "; ".join(said) + "; give the full version (nvidia-smi) to know"
 
 
 def binary_runs_on(

@@ -11,7 +11,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .compat import CudnnRule, cudnn_compatible, cudnn_rule_text
+from .compat import MINOR_VERSION_COMPAT, CudnnRule, cudnn_compatible, cudnn_rule_text
+from .driver_levels import DRIVER_BOUND, DriverUpgrade, driver_upgrade
 from .matrix import Matrix
 from .model import FrameworkRelease, InstallRecipe, Runtime
 from .modulenames import ModuleOffer, read_module
@@ -46,6 +47,7 @@ class Option:
     weight: int
     resolves: list[str] = field(default_factory=list)  # components this option fixes
     notes: list[str] = field(default_factory=list)
+    driver_upgrade: DriverUpgrade | None = None  # the driver it upgrades to, and what each level buys
 
     @property
     def needs_root(self) -> bool:
@@ -58,6 +60,7 @@ class Option:
             "resolves": self.resolves,
             "steps": [s.to_dict() for s in self.steps],
             "notes": self.notes,
+            "driver_upgrade": self.driver_upgrade.to_dict() if self.driver_upgrade is not None else None,
         }
 
 
@@ -102,7 +105,12 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
             title += f"; read the warnings first ({', '.join(warned)})"
         options.append(_install_option(best, runtime, title, WEIGHT_NOTHING))
     else:
-        options.extend(_fixes_for_release(best, runtime, matrix, failing, installed=_installed_matches(r)))
+        keep, upgrade = best, None
+        if failing & set(DRIVER_BOUND):
+            upgrade = driver_upgrade(r.requested, runtime, matrix)
+            keep = upgrade.candidate if upgrade is not None else best
+        kept = {c.component for c in keep.failures}
+        options.extend(_fixes_for_release(keep, runtime, matrix, kept, _installed_matches(r), upgrade))
         options.extend(_other_variants(r, best, runtime))
         options.extend(_other_releases(r, runtime, matrix))
     options.sort(key=lambda o: (o.needs_root, o.weight))
@@ -163,7 +171,7 @@ def _under_its_own_name(r: RequirementResult, runtime: Runtime, matrix: Matrix) 
     for o in _plan_one(other, runtime, matrix).options:
         title = o.title.removeprefix("install it: ") if o.title.startswith("install it: ") else None
         title = f"install {owner} {version} instead: {title}" if title else f"with {owner} instead: {o.title}"
-        options.append(Option(title, o.steps, o.weight, o.resolves, o.notes))
+        options.append(Option(title, o.steps, o.weight, o.resolves, o.notes, o.driver_upgrade))
     return RequirementPlan(r, options, message)
 
 
@@ -177,15 +185,21 @@ def _installed_matches(r: RequirementResult) -> bool:
 
 
 def _fixes_for_release(
-    best: Candidate, runtime: Runtime, matrix: Matrix, failing: set[str], installed: bool = False
+    best: Candidate,
+    runtime: Runtime,
+    matrix: Matrix,
+    failing: set[str],
+    installed: bool = False,
+    upgrade: DriverUpgrade | None = None,
 ) -> list[Option]:
-    """Keep the requested release; change the machine around it."""
+    """Keep the requested release; change the machine around it (``upgrade``: the least driver that runs
+    ``best``, when the driver stands in its way)."""
     row = best.release
     out: list[Option] = []
     if "os" in failing:
         return out
-    if "compute_capability" in failing:
-        return out  # no change of software makes these binaries run on this GPU: other releases only
+    if failing & set(DRIVER_BOUND) and upgrade is None:
+        return out  # no driver makes a build run on this GPU, and no change of software does: other releases only
     if "platform" in failing:
         return out  # these builds are not for this kind of machine: the check names where its builds are
     env_steps = _env_steps(row, runtime) if failing & {"python", "install"} else []
@@ -213,33 +227,44 @@ def _fixes_for_release(
     else:
         lib_fixes.append(([], WEIGHT_NOTHING, [], []))
     driver_steps: list[Step] = []
-    if "driver" in failing:
-        check = best.check("driver")
-        need = check.needed if check else ""
+    driver_notes: list[str] = []
+    if upgrade is not None:
         driver_steps.append(
             Step(
                 "manual",
-                f"upgrade the NVIDIA driver to {need} (needs root; then reboot or reload the module)",
+                f"upgrade the NVIDIA driver to >= {upgrade.least} (needs root; then reboot or reload the module)",
                 needs_root=True,
             )
         )
+        driver_notes = upgrade.notes()
     for steps, weight, words, notes in lib_fixes:
         title_parts = list(words)
         if env_steps:
             title_parts.append(f"a new environment with Python {env_steps[0].argv[-1].split('=')[-1]}")
-        if driver_steps:
-            title_parts.append("a newer driver")
+        if upgrade is not None:
+            title_parts.append(f"a driver >= {upgrade.least}" + _upgrade_terms(upgrade))
         install = [] if installed and not env_steps else [_pip_step(row, best.cuda)]
         all_steps = driver_steps + steps + env_steps + install
         title = (
             f"keep {row.package} {row.version}: " + ", ".join(title_parts) if title_parts else f"install {row.package}"
         )
         w = max(weight, WEIGHT_ENV if env_steps else 0, WEIGHT_ROOT if driver_steps else 0)
-        out.append(Option(title, all_steps, w, sorted(failing), notes))
+        out.append(Option(title, all_steps, w, sorted(failing), [*driver_notes, *notes], upgrade))
     conda = _conda_env_option(best, runtime, failing)
     if conda is not None:
         out.append(conda)
     return out
+
+
+def _upgrade_terms(upgrade: DriverUpgrade) -> str:
+    """How the least driver runs the build the option installs: " (the CUDA 12.6 build, through minor-version
+    compatibility)"; nothing when that is full support of the release's only build."""
+    cand = upgrade.candidate
+    level = next((x for x in upgrade.levels if x.driver == upgrade.least and cand.cuda in x.cuda), None)
+    compat = level is not None and level.how == MINOR_VERSION_COMPAT
+    build = f"the CUDA {cand.cuda} build" if cand.cuda is not None and len(cand.release.cuda) > 1 else ""
+    terms = [t for t in (build, "through minor-version compatibility" if compat else "") if t]
+    return f" ({', '.join(terms)})" if terms else ""
 
 
 def _conda_env_option(best: Candidate, runtime: Runtime, failing: set[str]) -> Option | None:

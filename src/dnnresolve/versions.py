@@ -197,7 +197,12 @@ class CudnnVersion(_Dotted):
 
 @record(frozen=True, order=True)
 class DriverVersion(_Dotted):
-    """An NVIDIA driver: ``375.26``, ``535.104.05``. Parts compare as numbers; ``text`` keeps "05"."""
+    """An NVIDIA driver: ``375.26``, ``535.104.05``. Parts compare as numbers; ``text`` keeps "05".
+
+    A branch alone (``535``, ``535.x``), as people name their driver, is one part: as a machine's driver it
+    stands for some 535.x of unknown patch level (``is_branch``); as a table's minimum (CUDA 13.x on Windows:
+    ``580``) it is the branch's first release, 580.0.
+    """
 
     text: str = field(default="", compare=False)
     kind: ClassVar[str] = "driver version"
@@ -208,9 +213,22 @@ class DriverVersion(_Dotted):
         parts = _plain_dotted(s, 4, 2, 4, 4)
         if parts is not None:
             return cls(parts, s)
+        branch = re.fullmatch(r"(\d{2,4})\.[xX*]", s)
+        if branch:
+            return cls((int(branch.group(1)),), s)
         if not re.fullmatch(r"\d{2,4}(\.\d{1,4}){0,3}", s):
             raise VersionError(f"not an NVIDIA driver version: {text!r}")
         return cls(tuple(int(p) for p in s.split(".")), s)
+
+    @property
+    def is_branch(self) -> bool:
+        """Only the branch is known (``535``): nvidia-smi always shows at least major.minor."""
+        return len(self.parts) == 1
+
+    @property
+    def shown(self) -> str:
+        """As a machine's driver is told back: ``535.x`` for a branch, else the version as given."""
+        return f"{self.major}.x" if self.is_branch else str(self)
 
     def __str__(self) -> str:
         return self.text or super().__str__()

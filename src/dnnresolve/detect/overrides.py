@@ -63,8 +63,10 @@ def _apply(base: Runtime, given: Mapping[str, str | None], labels: Mapping[str, 
 
 
 def _set_driver(rt: Runtime, value: str, label: str, matrix: Matrix | None) -> None:
+    """A branch alone (``535``, as people say it) is some 535.x: the verdicts say where its patch level decides."""
     rt.driver = DriverVersion.parse(value)
-    rt.sources["driver"] = f"given ({label})"
+    branch = rt.driver.is_branch
+    rt.sources["driver"] = f"given ({label}; a branch: some {rt.driver.shown})" if branch else f"given ({label})"
     # The CUDA a detected driver supports no longer applies; the matrix knows what this one supports.
     rt.driver_cuda = None
     rt.sources.pop("driver_cuda", None)
@@ -72,7 +74,8 @@ def _set_driver(rt: Runtime, value: str, label: str, matrix: Matrix | None) -> N
         newest = matrix.driver_table(rt.os).newest_cuda_for(rt.driver)
         if newest is not None:
             rt.driver_cuda = newest
-            rt.sources["driver_cuda"] = f"the matrix: newest CUDA for driver {rt.driver}"
+            which = f"every {rt.driver.shown} driver runs" if branch else f"for driver {rt.driver}"
+            rt.sources["driver_cuda"] = f"the matrix: newest CUDA {which}"
 
 
 def _set_cuda(rt: Runtime, value: str, label: str, matrix: Matrix | None) -> None:

@@ -33,6 +33,8 @@ def to_json(plan: Plan, runtime: Runtime) -> dict[str, Any]:
         "conflicts": plan.conflicts,
         "requirements": [_req_json(rp, origins) for rp in plan.requirements],
         "machine": machine_json(runtime),
+        # a branch alone (--driver 535) is some 535.x: the checks' verdicts say where its patch level decides
+        "driver": {"version": str(runtime.driver), "branch": runtime.driver.is_branch} if runtime.driver else None,
     }
 
 
