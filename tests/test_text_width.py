@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,6 +91,17 @@ def piped(argv: list[str], env: dict[str, str]) -> str:
     return r.stdout
 
 
+_JSON: dict[tuple[str, ...], Any] = {}
+
+
+def as_json(argv: list[str], where: dict[str, Path]) -> Any:
+    """The command's --json answer, the facts the text must keep (one run per command line)."""
+    key = (*argv, str(where["cache"]))
+    if key not in _JSON:
+        _JSON[key] = json.loads(piped([*argv, "--json"], _env(where)))
+    return _JSON[key]
+
+
 def too_wide(text: str, width: int) -> list[str]:
     """The lines of ``text`` wider than ``width`` that need not be: neither a command to paste nor a line with a
     word about as wide as a line (a URL, a path, a `command` quoted in prose: over ``width`` less a hanging
@@ -127,7 +139,7 @@ def _check_projects(text: str, where: dict[str, Path], width: int) -> None:
 
 
 def _matrix_cuda(text: str, where: dict[str, Path], width: int) -> None:
-    releases = json.loads(piped(["matrix", "--cuda", "11.8", "--json"], _env(where)))["releases"]
+    releases = as_json(["matrix", "--cuda", "11.8"], where)["releases"]
     starts = {" ".join(line.split()[:2]) for line in text.splitlines()} | {
         " ".join(line.strip("│┃ ").split()[:2]) for line in text.splitlines()
     }
@@ -140,7 +152,7 @@ def _matrix_cuda(text: str, where: dict[str, Path], width: int) -> None:
 
 
 def _matrix_release(text: str, where: dict[str, Path], width: int) -> None:
-    record = json.loads(piped(["matrix", "torch==2.8.0", "--json"], _env(where)))
+    record = as_json(["matrix", "torch==2.8.0"], where)
     lines = [line.strip("│ ") for line in text.splitlines()]
     for inst in record["install"]:  # each command whole on one line, to be pasted
         assert install_command(inst) in lines
@@ -152,7 +164,7 @@ def _matrix(text: str, where: dict[str, Path], width: int) -> None:
 
 
 def _plan(text: str, where: dict[str, Path], width: int) -> None:
-    plan = json.loads(piped(["plan", "torch==2.8.0", *T4, "--json"], _env(where)))
+    plan = as_json(["plan", "torch==2.8.0", *T4], where)
     lines = [line.strip() for line in text.splitlines()]
     for option in plan["requirements"][0]["options"]:
         for step in option["steps"]:
