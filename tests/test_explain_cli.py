@@ -22,7 +22,7 @@ REVERSED = (
 
 
 def test_the_classic_message_is_decoded_like_the_design_says(run_cli: RunCli) -> None:
-    r = run_cli("explain", CLASSIC)
+    r = run_cli("explain", CLASSIC, env={"COLUMNS": "200"})  # no line wrapped: the lines as the design has them
     assert r.returncode == 1, r.stderr
     out = r.stdout
     assert "cuDNN version mismatch (TensorFlow) - line 1" in out

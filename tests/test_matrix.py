@@ -257,7 +257,7 @@ def test_cli_matrix_says_where_a_release_it_lacks_is_found(run_cli) -> None:  # 
     # tensorflow-gpu stops at 2.11: the matrix lists its later releases under tensorflow
     r = run_cli("matrix", "tensorflow-gpu==2.15.0")
     assert r.returncode == 1, r.stderr
-    assert r.stdout.strip() == (
+    assert " ".join(r.stdout.split()) == (  # wrapped at 80 columns
         "no release in the matrix matches 'tensorflow-gpu==2.15.0'; it lists tensorflow-gpu==2.15.0 under tensorflow: "
         "`dnnresolve matrix tensorflow==2.15.0`"
     )
@@ -276,7 +276,13 @@ def test_cli_matrix_says_where_a_release_it_lacks_is_found(run_cli) -> None:  # 
 def test_cli_matrix_text_names_the_same_releases_record_for_another_system(run_cli) -> None:  # type: ignore[no-untyped-def]
     r = run_cli("matrix", "torch==1.4.0")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.rstrip().splitlines()[-1] == (
+    # at 80 columns the command goes on a line of its own, whole
+    assert r.stdout.rstrip().splitlines()[-2:] == [
+        "torch 1.4.0 for windows has its own record:",
+        "  dnnresolve matrix torch==1.4.0 --os windows",
+    ]
+    wide = run_cli("matrix", "torch==1.4.0", env={"COLUMNS": "120"}).stdout
+    assert wide.rstrip().splitlines()[-1] == (
         "torch 1.4.0 for windows has its own record: dnnresolve matrix torch==1.4.0 --os windows"
     )
     windows = run_cli("matrix", "torch==1.4.0", "--os", "windows").stdout

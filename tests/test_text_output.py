@@ -36,11 +36,11 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def on_terminal(argv: list[str], env: dict[str, str], code: str = "") -> tuple[str, str]:
-    """Run the command line (or ``code``) with standard output on a pseudo-terminal of 120 columns, as a user
+def on_terminal(argv: list[str], env: dict[str, str], code: str = "", columns: int = 120) -> tuple[str, str]:
+    """Run the command line (or ``code``) with standard output on a pseudo-terminal ``columns`` wide, as a user
     at a terminal does; return what the terminal showed and standard error."""
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
     command = [sys.executable, "-c", code] if code else [sys.executable, "-m", "dnnresolve", *argv]
     proc = subprocess.Popen(command, stdout=slave, stderr=subprocess.PIPE, env=env, cwd=PROJECTS)
     os.close(slave)

@@ -30,7 +30,7 @@ def test_detect_json_is_a_runtime_profile(run_cli: Run) -> None:
 
 
 def test_detect_text_says_what_and_where(run_cli: Run) -> None:
-    res = run_cli("detect", "--root", str(MACHINES / "k20m"), env=K20M_ENV)
+    res = run_cli("detect", "--root", str(MACHINES / "k20m"), env={**K20M_ENV, "COLUMNS": "200"})  # a table
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
     assert lines[0] == f"dnnresolve detect: files under {MACHINES / 'k20m'}"

@@ -65,7 +65,7 @@ def test_doctor_reads_the_gpu_code_the_installed_libraries_carry(run_cli, tmp_pa
     assert torch["status"] == "fail" and "no kernel image is available" in torch["reason"]
     # the TensorFlow of this fixture has no RECORD: said, not guessed
     assert any("tensorflow-gpu 1.0.0: no file list" in n for n in data["gpu_code_notes"])
-    text = run_cli("doctor", "--root", str(root), env={"DNNRESOLVE_NVML": "0"}).stdout
+    text = run_cli("doctor", "--root", str(root), env={"DNNRESOLVE_NVML": "0", "COLUMNS": "200"}).stdout
     assert "GPU code in the installed libraries (read from their fat binaries):" in text
     assert "MISSING  torch 2.7.0 on Tesla K20m (3.5): sm_75 sm_80 sm_90a sm_100 + PTX compute_90 (1 library)" in text
 
@@ -162,7 +162,7 @@ def test_doctor_names_a_cpu_build_on_a_machine_with_gpus(run_cli, tmp_path: Path
     [gap] = json.loads(r.stdout)["cuda_builds"]
     assert (gap["package"], gap["version"], gap["kind"]) == ("jax", "0.6.1", "cpu-build")
     assert gap["fix"] == "`python -m pip install 'jax[cuda12]==0.6.1'`"
-    text = run_cli("doctor", "--root", str(root), env={"DNNRESOLVE_NVML": "0"}).stdout
+    text = run_cli("doctor", "--root", str(root), env={"DNNRESOLVE_NVML": "0", "COLUMNS": "200"}).stdout
     assert (
         "CPU build: jax 0.6.1 is its CPU build (jaxlib 0.6.1, no CUDA plugin or CUDA build installed): "
         "the NVIDIA RTX 5880 Ada Generation goes unused"

@@ -116,26 +116,43 @@ _SEVERITY: dict[Severity, Hint] = {Severity.ERROR: "error", Severity.WARNING: "w
 
 
 def _emit_text(report: CheckReport) -> None:
+    from .layout import Footnotes, column_widths
+
     out = writer()
     if report.target:
         out.line(target_line(report.target))
     for note in report.notes:
         out.line(("note", "warn"), f": {note}")
+    sources = Footnotes()  # a URL in each finding would make the lines wide: the findings carry its number
     if report.findings:
+        findings = report.sorted_findings()
         columns = [Column(c) for c in ("file:line", "package", "severity", "finding", "fix")]
         rows = [
             (
                 f.where,
                 f.package or "-",
                 [(f.severity.value, _SEVERITY[f.severity])],
-                [f.message, *(("\n", (f"source: {f.source}", "dim")) if f.source else ())],
+                [f.message, *((" ", (sources.mark(f.source), "dim")) if f.source else ())],
                 f.fix or "-",
             )
-            for f in report.sorted_findings()
+            for f in findings
         ]
-        out.table(Table(columns, rows))
+        table = Table(columns, rows)
+        if column_widths(table, out.width):
+            out.table(table)
+        else:  # each finding as a block: where, severity and package, then the finding and its fix below
+            for i, (where, package, severity, finding, fix) in enumerate(rows):
+                if i:
+                    out.line()
+                out.line((where, "heading"), "  ", *severity, *(("  ", package) if package != "-" else ()))
+                out.line("  ", *finding, hang=4)
+                if fix != "-":
+                    out.line("  fix: ", fix, hang=4)
+            out.line()
     if report.not_checked:
         out.line((f"not checked (not in the compatibility matrix): {', '.join(report.not_checked)}", "dim"))
+    for line in sources.lines():
+        out.line(*line, hang=4)
     out.line(
         f"{report.count(Severity.ERROR)} error(s), {report.count(Severity.WARNING)} warning(s), "
         f"{report.count(Severity.INFO)} note(s) in {len(report.files)} file(s)"

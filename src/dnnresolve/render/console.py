@@ -22,15 +22,31 @@ def emit_json(data: Any) -> None:
 
 
 def writer(stderr: bool = False) -> Writer:
-    """The writer for text output: rich's on a terminal; plain text when piped or when NO_COLOR is set."""
+    """The writer for text output: rich's on a terminal; plain text when piped or when NO_COLOR is set. Both
+    fit their output to ``columns``."""
     stream = sys.stderr if stderr else sys.stdout
     if os.environ.get("NO_COLOR") or not stream.isatty():
         from .plain import PlainWriter
 
-        return PlainWriter(stream)
+        return PlainWriter(stream, columns(stream))
     from .terminal import RichWriter
 
-    return RichWriter(rich_console(stream, plain=False))
+    return RichWriter(rich_console(stream, plain=False, width=columns(stream)))
+
+
+def columns(stream: TextIO) -> int:
+    """The width text output fits: ``COLUMNS`` when set (as for argparse and rich), else the terminal's, else
+    80 (piped: what a pager or a CI log shows)."""
+    try:
+        width = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        width = 0
+    if width <= 0 and stream.isatty():
+        try:
+            width = os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError):
+            width = 0
+    return max(width, 20) if width > 0 else 80  # narrower than 20, nothing is readable: lines overflow
 
 
 def console(stderr: bool = False) -> Console:
@@ -39,7 +55,7 @@ def console(stderr: bool = False) -> Console:
     return rich_console(stream, plain=bool(os.environ.get("NO_COLOR")) or not stream.isatty())
 
 
-def rich_console(stream: TextIO, plain: bool) -> Console:
+def rich_console(stream: TextIO, plain: bool, width: int | None = None) -> Console:
     from rich.console import Console
 
     return Console(
@@ -49,5 +65,5 @@ def rich_console(stream: TextIO, plain: bool) -> Console:
         highlight=False,
         soft_wrap=plain,
         emoji=False,
-        width=None if not plain else 200,
+        width=width or (200 if plain else None),
     )

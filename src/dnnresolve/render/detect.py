@@ -6,6 +6,7 @@ from ..model import Runtime
 from ..profile import runtime_to_json
 from ..versions import VersionError, parse_build_tag
 from .console import emit_json, writer
+from .layout import column_widths
 from .styled import Column, Table
 
 
@@ -17,11 +18,21 @@ def emit(rt: Runtime, as_json: bool) -> None:
     root = rt.sources.get("root")
     title = f"dnnresolve detect: files under {root}" if root else "dnnresolve detect: this machine"
     columns = (Column("item", hint="heading", no_wrap=True), Column("value"), Column("found in"))
-    out.table(Table(columns, rows(rt), title=title))
+    table = Table(columns, rows(rt), title=title)
+    if column_widths(table, out.width):
+        out.table(table)
+    else:  # a fact a block: the item and its value, then where it was found, under it
+        out.line(title)
+        pad = max(len(str(r[0])) for r in table.rows) + 2
+        pad = pad if pad <= out.width // 3 else 0
+        for item, value, where in table.rows:
+            out.line((f"{item:<{pad}}" if pad else f"{item}  ", "heading"), str(value), hang=pad or 4)
+            if where:
+                out.line("  ", ("found in:", "dim"), f" {where}", hang=4)
     if rt.notes:
         out.line("notes:")
         for note in rt.notes:
-            out.line(f"  - {note}")
+            out.line(f"  - {note}", hang=4)
 
 
 def rows(rt: Runtime) -> list[tuple[str, str, str]]:

@@ -8,6 +8,7 @@ from ..explain import Diagnosis, ScanResult
 from .console import emit_json, writer
 
 _LABEL_WIDTH = 20
+_MIN_TEXT = 30  # a label's text narrower than this goes under the label
 
 
 def to_json(result: ScanResult, source: str) -> dict[str, Any]:
@@ -33,33 +34,39 @@ def emit(result: ScanResult, source: str, as_json: bool) -> None:
     out.line((head + (" - showing the first ones" if result.truncated else ""), "heading"))
     for i, d in enumerate(result.diagnoses, 1):
         out.line()
-        for line in render_text(d, i if n > 1 else 0):
-            out.line(line)
+        for line, hang in render_text(d, i if n > 1 else 0, out.width):
+            out.line(line, hang=hang)
 
 
-def render_text(d: Diagnosis, number: int = 0) -> list[str]:
-    """One diagnosis as plain lines (shared by the console output and tests)."""
+def render_text(d: Diagnosis, number: int = 0, width: int = 80) -> list[tuple[str, int]]:
+    """One diagnosis as lines, each with the indent its continuation lines take when it is wrapped to ``width``
+    (a label's text wraps under itself where the width leaves room, else under its label)."""
     title = d.summary + (f" ({d.framework_name})" if d.framework_name else "")
     where = f"line {d.line}" + (f", seen {d.occurrences} times" if d.occurrences > 1 else "")
-    lines = [f"{str(number) + '. ' if number else ''}{title} - {where}"]
-    lines.append(_row("message", _clip(d.text, 160)))
+    lead = f"{number}. " if number else ""
+    lines = [(f"{lead}{title} - {where}", len(lead))]
+    beside = width - _LABEL_WIDTH - 3 >= _MIN_TEXT
+
+    def row(label: str, text: str) -> None:
+        if beside:
+            lines.append((f"  {label:<{_LABEL_WIDTH}} {text}", _LABEL_WIDTH + 3))
+        else:
+            lines.append((f"  {label}: {text}", 6))
+
+    row("message", _clip(d.text, 160))
     for label, text in d.rows:
-        lines.append(_row(label, text))
+        row(label, text)
     if d.rule:
-        lines.append(_row("rule", d.rule))
+        row("rule", d.rule)
     for c in d.consequences:
         extra = f" ({c.occurrences} times)" if c.occurrences > 1 else ""
-        lines.append(_row("led to", f"line {c.line}: {c.summary}{extra} - {_clip(c.text, 100)}"))
-    lines.append(_row("why", d.explanation))
+        row("led to", f"line {c.line}: {c.summary}{extra} - {_clip(c.text, 100)}")
+    row("why", d.explanation)
     if d.fixes:
-        lines.append("  Fix:")
-        lines.extend(f"    {i}. {step}" for i, step in enumerate(d.fixes, 1))
-    lines.append(f"  Source: {d.source}")
+        lines.append(("  Fix:", 4))
+        lines.extend((f"    {i}. {step}", 7) for i, step in enumerate(d.fixes, 1))
+    lines.append((f"  Source: {d.source}", 4))
     return lines
-
-
-def _row(label: str, text: str) -> str:
-    return f"  {label:<{_LABEL_WIDTH}} {text}"
 
 
 def _clip(text: str, width: int) -> str:

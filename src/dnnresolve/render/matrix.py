@@ -8,7 +8,8 @@ from typing import Any
 
 from ..query import MatrixResult
 from .console import emit_json, writer
-from .styled import Column, Table, Writer
+from .layout import Footnotes, column_widths, pack
+from .styled import Column, Piece, Table, Writer
 
 
 def emit(result: MatrixResult, as_json: bool, verbose: bool = False) -> None:
@@ -21,7 +22,13 @@ def emit(result: MatrixResult, as_json: bool, verbose: bool = False) -> None:
     if result.packages:
         columns = [Column(c) for c in ("package", "rows", "oldest", "newest")]
         rows = [(p["package"], str(p["rows"]), p["oldest"], p["newest"]) for p in result.packages]
-        out.table(Table(columns, rows, title="dnnresolve compatibility matrix", frame="box"))
+        table = Table(columns, rows, title="dnnresolve compatibility matrix", frame="box")
+        if column_widths(table, out.width):
+            out.table(table)
+            return
+        out.line((table.title, "heading"))
+        for package, count, oldest, newest in rows:
+            out.line((package, "heading"), f"  {count} rows, {oldest} to {newest}", hang=4)
         return
     if not result.releases:
         out.line(result.message or "nothing found")
@@ -30,6 +37,7 @@ def emit(result: MatrixResult, as_json: bool, verbose: bool = False) -> None:
         _one(result.releases[0], out, verbose)
         return
     heads = ("version", "os", "python", "cuda", "cudnn", "min driver (linux)", "gpu code", "compiler", "source")
+    sources = Footnotes()  # the rows share a few URLs: numbered, they keep the table narrow
     releases = [
         (
             r["package"] + " " + r["version"],
@@ -40,11 +48,24 @@ def emit(result: MatrixResult, as_json: bool, verbose: bool = False) -> None:
             r["driver_min_linux"] or "-",
             _code_span(r),
             r["compiler"] or "-",
-            r["source"],
+            sources.mark(r["source"]) or "-",
         )
         for r in result.releases
     ]
-    out.table(Table([Column(c) for c in heads], releases, title=f"{result.query}", frame="box"))
+    table = Table([Column(c) for c in heads], releases, title=f"{result.query}", frame="box")
+    if column_widths(table, out.width):
+        out.table(table)
+    else:  # a block a release: its name, system and source, then the fields it has, packed
+        out.line((result.query, "heading"))
+        for row in releases:
+            version, system, *fields, source = row
+            out.line((version, "heading"), f"  {system}  {source}")
+            packed: list[list[Piece]] = [[(f"{h}:", "dim"), f" {v}"] for h, v in zip(heads[2:], fields) if v != "-"]
+            for line in pack(packed, out.width, indent=2):
+                out.line(*line, wrap=False)  # packed to the width already
+        out.line()
+    for line in sources.lines():
+        out.line(*line, hang=4)
 
 
 def _json(result: MatrixResult) -> dict[str, Any] | list[Any]:
@@ -94,7 +115,23 @@ def _one(r: dict[str, Any], out: Writer, verbose: bool = False) -> None:
     rows.append(("source", r["source"]))
     title = f"{r['package']} {r['version']} ({', '.join(r['os'])})"
     columns = (Column("field", hint="heading"), Column("value"))
-    out.table(Table(columns, [row for row in rows if row[1]], title=title, show_header=False, frame="box"))
+    shown = [row for row in rows if row[1]]
+    table = Table(columns, shown, title=title, show_header=False, frame="box")
+    widths = column_widths(table, out.width)
+    commands = [value.split("\n")[0] for field, value in shown if field.startswith("install")]
+    if widths and widths[1] >= max(map(len, commands), default=0):  # a command in a cell is pasted whole
+        out.table(table)
+    else:  # a line a field, its value wrapped under it; a command keeps a line of its own, whole
+        out.line((title, "heading"))
+        for field, value in shown:
+            if field.startswith("install"):
+                out.line("  ", (f"{field}:", "heading"))
+                command, *notes = value.split("\n")
+                out.line(f"    {command}", wrap=False)
+                for n in notes:
+                    out.line(f"    {n}", hang=4)
+            else:
+                out.line("  ", (f"{field}:", "heading"), f" {value}", hang=4)
     if r["note"] and not verbose:
         again = ["dnnresolve", "matrix", f"{r['package']}=={r['version']}", "--verbose"]
         again += [] if "linux" in r["os"] else ["--os", r["os"][0]]
@@ -104,7 +141,12 @@ def _one(r: dict[str, Any], out: Writer, verbose: bool = False) -> None:
         command = shlex.join(
             ["dnnresolve", "matrix", f"{other['package']}=={other['version']}", "--os", other["os"][0]]
         )
-        out.line(f"{other['package']} {other['version']} for {systems} has its own record: {command}")
+        said = f"{other['package']} {other['version']} for {systems} has its own record:"
+        if len(f"{said} {command}") <= out.width:
+            out.line(f"{said} {command}")
+        else:  # the command on a line of its own, whole, to be pasted
+            out.line(said)
+            out.line(f"  {command}", wrap=False)
 
 
 def _code_span(r: dict[str, Any]) -> str:

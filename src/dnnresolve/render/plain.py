@@ -1,6 +1,7 @@
 """Text output without rich, where rich would add nothing: output piped to a file, a CI log or another
-program, or NO_COLOR set. The text is written as it is, hints dropped; nothing is parsed, so nothing needs
-escaping. A ``plan`` or ``explain`` in a pre-commit hook or CI job does not pay for rich's import.
+program, or NO_COLOR set. The text is written as it is, hints dropped, fitted to the width (``COLUMNS``, else
+80); nothing is parsed, so nothing needs escaping. A ``plan`` or ``explain`` in a pre-commit hook or CI job
+does not pay for rich's import.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from .styled import Piece, Table, text_of
 
 __all__ = ["PLAIN_WIDTH", "PlainWriter", "clean"]
 
-PLAIN_WIDTH = 200  # a table wider than this wraps its cells; lines of text are never wrapped
+PLAIN_WIDTH = 80  # piped output without COLUMNS: what a terminal, a pager or a CI log shows
 
 # Characters that move a terminal's cursor (a carriage return from a log would hide what came before it on
 # the line, once the output is read with cat or less) are dropped, as rich drops them on a terminal.
@@ -24,15 +25,22 @@ def clean(text: str) -> str:
 
 
 class PlainWriter:
-    """Writes lines and tables to ``stream`` as plain text."""
+    """Writes lines and tables to ``stream`` as plain text, ``width`` columns wide."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, width: int = PLAIN_WIDTH) -> None:
         self.stream = stream
+        self.width = width
 
-    def line(self, *pieces: Piece) -> None:
-        self.stream.write(clean(text_of(pieces)) + "\n")
+    def line(self, *pieces: Piece, hang: int | None = None, wrap: bool = True) -> None:
+        text = clean(text_of(pieces))
+        if not wrap or (text.isascii() and "\n" not in text and len(text) <= self.width):
+            self.stream.write(text + "\n")
+            return
+        from .layout import wrap as wrap_lines
+
+        self.stream.write("".join(text_of(line).rstrip() + "\n" for line in wrap_lines([text], self.width, hang)))
 
     def table(self, table: Table) -> None:
         from .plain_table import draw
 
-        self.stream.write("".join(line + "\n" for line in draw(table, PLAIN_WIDTH)))
+        self.stream.write("".join(line + "\n" for line in draw(table, self.width)))

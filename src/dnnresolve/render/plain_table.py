@@ -2,13 +2,15 @@
 
 The lines are the ones rich draws without colour (the same box characters; an ``"open"`` table has spaces
 where a boxed one has lines), so piped output keeps its shape. A table wider than its width limit wraps its
-widest columns to one common width, with the standard ``textwrap``, folding a word too long for them.
+widest columns (``layout.column_widths``), with the standard ``textwrap``; one that cannot fit so has its
+widest columns cut to one common width, folding words too long for them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .layout import cell_width, column_widths, wrap
 from .plain import clean
 from .styled import Table, text_of
 
@@ -27,12 +29,12 @@ def draw(table: Table, width: int) -> Lines:
     head = [[clean(c.header)] for c in table.columns] if table.show_header else []
     rows = [[clean(text_of(cell)).split("\n") for cell in row] for row in table.rows]
     widths = _natural(head, rows, len(table.columns))
-    cut = _cut(widths, [c.no_wrap for c in table.columns], width - 3 * len(widths) - 1)
+    cut = column_widths(table, width) or _cut(widths, [c.no_wrap for c in table.columns], width - 3 * len(widths) - 1)
     if cut != widths:
         head, *rows = [[_wrap(c, w) if w < n else c for c, w, n in zip(r, cut, widths)] for r in (head, *rows)]
         widths = cut
     box = _OPEN if table.frame == "open" else _HEADED_BOX if table.show_header else _BOX
-    out = [clean(table.title)] if table.title else []
+    out = [text_of(line).rstrip() for line in wrap([clean(table.title)], width)] if table.title else []
     out.append(_rule(box["top"], widths))
     if table.show_header:
         out.extend(_row(box["head"], widths, head))
@@ -107,12 +109,3 @@ def _row(chars: str, widths: Sequence[int], cells: Sequence[Lines]) -> Lines:
             parts.append(" " + text + " " * (w - cell_width(text)) + " ")
         out.append(left + divider.join(parts) + right)
     return out
-
-
-def cell_width(text: str) -> int:
-    """Columns ``text`` takes on a terminal: East Asian wide characters two, combining marks none."""
-    if text.isascii():
-        return len(text)
-    import unicodedata
-
-    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)

@@ -137,7 +137,8 @@ def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None
         out.line(("conflict", "error"), f": {c}")
 
 
-_NEEDS_WIDTH = 44
+_MARK_WIDTH = 8
+_MIN_NEEDS = 20  # a "needs" column narrower than this reads worse than a line a check
 
 
 def _unknown_machine_shows(plan: Plan) -> bool:
@@ -162,20 +163,9 @@ def _emit_requirement(out: Writer, rp: RequirementPlan) -> None:
                 _emit_option(out, i, opt)
         return
     out.line((str(r.requirement), "heading"), f" -> {_label(best)}")
-    for c in best.checks:
-        mark = _MARK[c.status]
-        needed = f"needs {c.needed}" if c.needed else ""
-        found = f"has {c.found}" if c.found else "has ?"
-        # a long need (TensorFlow 1.x's six SASS and six PTX architectures) goes on below its column, so "has"
-        # stays in its own
-        first, *more = textwrap.wrap(needed, _NEEDS_WIDTH, break_long_words=False, break_on_hyphens=False) or [""]
-        out.line("  ", (f"{mark:<8}", _HINT[c.status]), f" {c.component:<19} {first:<{_NEEDS_WIDTH}} {found}")
-        for line in more:
-            out.line(f"{'':31}{line}")
-        if c.status in (Status.FAIL, Status.WARN):
-            out.line("           ", (c.reason, "dim"))
+    _emit_checks(out, best)
     for d in rp.dropped:
-        out.line("  ", (d, "dim"))
+        out.line("  ", (d, "dim"), hang=4)
     if rp.options:
         out.line("Options, best first:")
         for i, opt in enumerate(rp.options, 1):
@@ -187,16 +177,38 @@ def _emit_requirement(out: Writer, rp: RequirementPlan) -> None:
     out.line((f"Source: {best.release.source}", "dim"))
 
 
+def _emit_checks(out: Writer, best: Candidate) -> None:
+    """A check a row: mark, component, what it needs, what the machine has, in columns that fit the width (a
+    long need wraps in its column, so "has" keeps its own); where they cannot, a check a line, wrapped."""
+    rows = [(c, f"needs {c.needed}" if c.needed else "", f"has {c.found}" if c.found else "has ?") for c in best.checks]
+    component = max((len(c.component) for c in best.checks), default=0) + 1
+    indent = 2 + _MARK_WIDTH + 1  # where a reason starts: under the component
+    has = max((len(h) for _, _, h in rows), default=0)
+    natural = max((len(n) for _, n, _ in rows), default=0)
+    needs = min(natural, out.width - indent - component - 1 - has)
+    for c, needed, found in rows:
+        mark = ("  ", (f"{_MARK[c.status]:<{_MARK_WIDTH}}", _HINT[c.status]), " ")
+        if needs < min(natural, _MIN_NEEDS):
+            out.line(*mark, f"{c.component}: {needed + '; ' if needed else ''}{found}", hang=indent + 2)
+        else:
+            first, *more = textwrap.wrap(needed, needs, break_long_words=False, break_on_hyphens=False) or [""]
+            out.line(*mark, f"{c.component:<{component}}{first:<{needs}} {found}", wrap=False)  # fits: see needs
+            for line in more:
+                out.line(" " * (indent + component) + line, wrap=False)
+        if c.status in (Status.FAIL, Status.WARN):
+            out.line(" " * indent, (c.reason, "dim"), hang=indent)
+
+
 def _emit_option(out: Writer, i: int, opt: Option) -> None:
     root: tuple[Piece, ...] = (" ", ("(needs root)", "warn")) if opt.needs_root else ()
-    out.line(f"  {i}. {opt.title}", *root)
+    out.line(f"  {i}. {opt.title}", *root, hang=5)
     for s in opt.steps:
         if s.kind == "manual":
-            out.line("       ", (s.description, "manual"))
-        else:
-            out.line(f"       {s.shell}")
+            out.line("       ", (s.description, "manual"), hang=7)
+        else:  # a command stays whole on its line, however wide, to be pasted
+            out.line(f"       {s.shell}", wrap=False)
     for n in opt.notes:
-        out.line("       ", (f"note: {n}", "dim"))
+        out.line("       ", (f"note: {n}", "dim"), hang=9)
 
 
 def _label(c: Candidate) -> str:
@@ -255,8 +267,11 @@ def emit_doctor(
     for g in builds:
         mark = _BUILD_MARK.get(g.kind, ("CPU build", "warn"))
         out.line(mark, f": {g.reason}")
-        if g.steps:
+        if g.steps and len(f"  install its CUDA build: {g.commands}") <= out.width:
             out.line(f"  install its CUDA build: {g.commands}")
+        elif g.steps:  # the commands on a line of their own, whole, to be pasted
+            out.line("  install its CUDA build:")
+            out.line(f"    {g.commands}", wrap=False)
     for rp in plan.requirements:
         best = rp.result.best
         if best is not None and not best.failures:
@@ -271,7 +286,7 @@ def emit_doctor(
     for f in code:
         what = f"{f.code} ({f.libraries} {'library' if f.libraries == 1 else 'libraries'})" if f.code else "none"
         gpu = f" on {f.gpu} ({f.capability})" if f.gpu else ""
-        out.line("  ", (f"{_MARK[f.status]:<8}", _HINT[f.status]), f" {f.package} {f.version}{gpu}: {what}")
-        out.line("           ", (f.reason, "dim"))
+        out.line("  ", (f"{_MARK[f.status]:<8}", _HINT[f.status]), f" {f.package} {f.version}{gpu}: {what}", hang=11)
+        out.line("           ", (f.reason, "dim"), hang=11)
     for n in notes:
-        out.line((f"note: {n}", "dim"))
+        out.line((f"note: {n}", "dim"), hang=6)

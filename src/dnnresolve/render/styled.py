@@ -46,9 +46,14 @@ class Table(NamedTuple):
 
 
 class Writer(Protocol):
-    """Where renderers send text output: a line of pieces, or a table."""
+    """Where renderers send text output: a line of pieces, or a table, fitted to ``width`` columns.
 
-    def line(self, *pieces: Piece) -> None: ...
+    A line wraps at spaces, continuation lines ``hang`` columns in (default: its indent plus 2); a line given
+    ``wrap=False`` (a shell command, to be pasted whole) is written as it is, however wide."""
+
+    width: int
+
+    def line(self, *pieces: Piece, hang: int | None = None, wrap: bool = True) -> None: ...
 
     def table(self, table: Table) -> None: ...
 

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from . import layout
 from .styled import Cell, Hint, Piece, Table
 
 __all__ = ["STYLES", "RichWriter"]
@@ -33,13 +34,17 @@ def text(pieces: Cell) -> Text:
 
 
 class RichWriter:
-    """Prints lines and tables through a rich console."""
+    """Prints lines and tables through a rich console, at its width."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
+        self.width = console.width
 
-    def line(self, *pieces: Piece) -> None:
-        self.console.print(text(pieces))
+    def line(self, *pieces: Piece, hang: int | None = None, wrap: bool = True) -> None:
+        # the lines are broken here, as the plain writer breaks them: rich would fold a URL, and a command that
+        # is to be pasted whole is left to the terminal to show
+        for line in layout.wrap(pieces, self.width, hang) if wrap else [list(pieces)]:
+            self.console.print(text(line), soft_wrap=True)
 
     def table(self, table: Table) -> None:
         t = RichTable(
@@ -49,8 +54,12 @@ class RichWriter:
             show_header=table.show_header,
             box=box.HEAVY_HEAD if table.frame == "box" else box.ROUNDED,
         )
-        for c in table.columns:
-            t.add_column(Text(c.header), style=STYLES[c.hint] if c.hint else "", no_wrap=c.no_wrap, overflow="fold")
+        fitted = layout.column_widths(table, self.width)
+        widths: list[int | None] = list(fitted) if fitted else [None] * len(table.columns)
+        for c, w in zip(table.columns, widths):
+            t.add_column(
+                Text(c.header), style=STYLES[c.hint] if c.hint else "", no_wrap=c.no_wrap, overflow="fold", width=w
+            )
         for row in table.rows:
             t.add_row(*(text(cell) for cell in row))
         self.console.print(t)
