@@ -623,9 +623,10 @@ def test_the_same_line_keeps_the_findings_of_its_own_file(run_cli: Run, tmp_path
                 copies[Path(path).parent.name].setdefault(key, set()).add((severity, rule))
         assert copies["c000"] == copies["c001"]  # each copy says the same
         rules.update(copies["c000"])
-    # torch==2.1.0 from the cu121 index needs a CUDA 12 driver; the same line without it picks the cu118 build
+    # torch==2.1.0 from the cu121 index needs a CUDA 12 driver; so does the same line without it, which gets
+    # PyPI's build, cu121 too
     assert rules["470.82.01", "index.txt", 2] == {("error", "cuda-disagreement")}
-    assert rules["470.82.01", "plain.txt", 1] == {("warning", "target-caveat")}
+    assert rules["470.82.01", "plain.txt", 1] == {("error", "target-incompatible")}
     # the same nvidia-cudnn-cu12 line: beside torch 2.5.1 (cuDNN 9) a clash, beside 2.1.0 none, alone unchecked,
     # in an optional group of its own not installed with torch's
     assert rules["535.104.05", "clash.txt", 1] == {("error", "wheel-conflict")}

@@ -28,11 +28,14 @@ from .check_pairs import (
     wheel_line_findings,
 )
 from .cuda_builds import is_cuda_plugin
-from .findings import CheckReport, Finding, Severity
+from .findings import CheckedPin, CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import COMPANIONS, CudaInstall, CudnnInstall, Runtime, extras_of
 from .plan import make_plan
 from .solve import (
+    CANNOT_RUN,
+    RUNS,
+    RUNS_WARNED,
     Candidate,
     Check,
     RequirementResult,
@@ -117,6 +120,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
     project_variants: list[tuple[Pin, bool]] = []
     unknown: dict[str, None] = {}
     checked: dict[str, None] = {}
+    judged: list[tuple[Pin, Solved]] = []  # each framework line with its verdict, in file order
     named = {memo.run.name(r) for s in sources for r in s.requirements}  # what the project installs, in any file
     for source in sources:
         for s in source.skipped:
@@ -145,6 +149,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
                 _unknown(report, located, memo, unknown)
             else:
                 checked.setdefault(memo.run.name(located), None)
+        judged.extend(zip(pins, solved))
         for pin, verdict in zip(pins, solved):
             _pin_findings(report, pin, verdict, runtime, matrix, target is not None, memo, brought, brought_key, named)
             if pin.variant is not None and pin.variant_from:
@@ -154,7 +159,36 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
     cuda_agreement(report, project_cuda, project_variants, target)
     report.not_checked = sorted(unknown)
     report.checked = sorted(checked)
+    report.pins = _checked_pins(report.findings, judged, target is not None)
     return report
+
+
+_WORDS = {Severity.ERROR: CANNOT_RUN, Severity.WARNING: RUNS_WARNED}
+
+
+def _checked_pins(
+    findings: Sequence[Finding], judged: Sequence[tuple[Pin, Solved]], on_target: bool
+) -> list[CheckedPin]:
+    """Each framework line with the release it stands for and its worst finding (every rule counts: a pin the
+    solver passes may still be one pip cannot install beside another); on a target, the verdict in plan's
+    words. Lines no release of the matrix satisfies are left out: their note says so."""
+    worst: dict[tuple[str, int, str], Severity] = {}
+    for f in findings:
+        key = (f.file, f.line, f.package)
+        if f.severity is not Severity.INFO and worst.get(key) is not Severity.ERROR:
+            worst[key] = f.severity
+    out = []
+    for pin, verdict in judged:
+        if verdict.best is None:
+            continue
+        loc = pin.located
+        severity = worst.get((loc.file, loc.line, pin.package))
+        words = (_WORDS.get(severity, RUNS) if severity else RUNS) if on_target else None
+        best = verdict.best
+        build = f" for CUDA {best.cuda}" if best.cuda else ", CPU build"
+        release = f"{best.release.package} {best.release.version}{build}"
+        out.append(CheckedPin(loc.file, loc.line, pin.package, release, severity, words))
+    return out
 
 
 # ------------------------------------------------------------------ environments and pins
@@ -291,6 +325,7 @@ def _solve(pin: Pin, env: str, runtime: Runtime, matrix: Matrix, memo: _Memo) ->
             result.candidates = [c for c in result.candidates if c.cuda is not None and variant.names_build(c.cuda)]
         elif pin.cpu:
             result.candidates = [c for c in result.candidates if c.cuda is None]
+        result.build_named = result.build_named or pin.variant is not None or pin.cpu
         found = memo.run.add(key, result, matrix)
     return found
 
@@ -389,6 +424,8 @@ def _judge(
         steps = "; ".join(s.shell if s.kind != "manual" else s.description for s in opt.steps)
         fix = opt.title + (f": {steps}" if steps else "")
     source = failures[0].source or best.release.source
+    if not result.build_named and len({c.cuda for c in result.requested}) > 1:
+        reasons += " (PyPI's build: what a line without a build tag or index installs)"
     return [(Severity.ERROR, rule, f"{best.label} cannot run: {reasons}", fix, source)]
 
 
@@ -539,7 +576,11 @@ def _plain(spec: SpecifierSet) -> SpecifierSet:
 
 def _concerns_pin(check: Check, pin: Pin, best: Candidate) -> bool:
     """A failed check the pin answers for. The "install" check is about the command a plan gives (its recipe
-    pins an extra, tensorflow[and-cuda]); a pin that does not ask for that extra is not installed that way."""
+    pins an extra, tensorflow[and-cuda]); a pin that does not ask for that extra is not installed that way. The
+    "extras" check (what a pin without extras installs) is said by check's own rules, which also read the lines
+    beside the pin (``_no_runtime``, ``_without_extras``)."""
+    if check.component == "extras":
+        return False
     if check.component != "install":
         return True
     rec = best.release.recipe(best.cuda)

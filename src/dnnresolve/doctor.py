@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .compat import binary_runs_on
+from .cuda_builds import NO_RUNTIME
 from .matrix import Matrix
 from .model import InstalledCode, Runtime
 from .pkgname import canonicalize_name
 from .records import record
-from .solve import Status
+from .solve import CANNOT_RUN, RUNS_WARNED, Status
 from .specs import InvalidRequirement, Requirement, parse_requirement
 from .versions import ComputeCapability
 
@@ -60,6 +61,15 @@ def _in_use(found: list[tuple[str, str]]) -> str:
     (version, path), others = found[0], found[1:]
     also = f" (also {', '.join(v for v, _ in others)})" if others else ""
     return ", ".join(x for x in (version, path) if x) + also
+
+
+def verdict_with_build(verdict: str | None, gap_kind: str | None) -> str | None:
+    """An installed framework's verdict once its build is read (``cuda_builds``): one that does not import cannot
+    run; a CPU build, or a CUDA plugin that does not load, runs on the CPU only (``build_gaps`` reports a CPU
+    build where there is a GPU to leave unused)."""
+    if gap_kind is None or verdict == CANNOT_RUN:
+        return verdict
+    return CANNOT_RUN if gap_kind == NO_RUNTIME else RUNS_WARNED
 
 
 def code_packages(matrix: Matrix) -> set[str]:

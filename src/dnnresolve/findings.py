@@ -60,12 +60,39 @@ class Finding:
         }
 
 
+@record(frozen=True)
+class CheckedPin:
+    """One framework line checked against the matrix: the release it stands for and what was found of it."""
+
+    file: str
+    line: int
+    package: str
+    release: str  # "torch 2.1.0 (CUDA 12.1)": the build the line installs, as the matrix knows it
+    severity: Severity | None  # its worst finding; None: it passed
+    verdict: str | None = None  # on the target, in the words plan gives ("runs", ...); None without a target
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "package": self.package,
+            "release": self.release,
+            "worst": self.severity.value if self.severity else None,
+            "verdict": self.verdict,
+        }
+
+
 @record
 class CheckReport:
     files: list[str]
     findings: list[Finding] = field(default_factory=list)
     not_checked: list[str] = field(default_factory=list)  # packages the matrix does not know, not GPU-related
     checked: list[str] = field(default_factory=list)  # packages checked against the matrix
+    pins: list[CheckedPin] = field(default_factory=list)  # each framework line checked, in file order
     target: dict[str, Any] = field(default_factory=dict)  # profile.machine_json: values, and "sources" apart
     notes: list[str] = field(default_factory=list)
 
@@ -89,5 +116,6 @@ class CheckReport:
             "summary": {s.value: self.count(s) for s in Severity},
             "findings": [f.to_dict() for f in self.sorted_findings()],
             "checked": self.checked,
+            "checked_lines": [p.to_dict() for p in self.pins],
             "not_checked": self.not_checked,
         }

@@ -48,6 +48,7 @@ class Option:
     resolves: list[str] = field(default_factory=list)  # components this option fixes
     notes: list[str] = field(default_factory=list)
     driver_upgrade: DriverUpgrade | None = None  # the driver it upgrades to, and what each level buys
+    candidate: Candidate | None = None  # the build it installs, with its checks and its row's source
 
     @property
     def needs_root(self) -> bool:
@@ -171,7 +172,7 @@ def _under_its_own_name(r: RequirementResult, runtime: Runtime, matrix: Matrix) 
     for o in _plan_one(other, runtime, matrix).options:
         title = o.title.removeprefix("install it: ") if o.title.startswith("install it: ") else None
         title = f"install {owner} {version} instead: {title}" if title else f"with {owner} instead: {o.title}"
-        options.append(Option(title, o.steps, o.weight, o.resolves, o.notes, o.driver_upgrade))
+        options.append(Option(title, o.steps, o.weight, o.resolves, o.notes, o.driver_upgrade, o.candidate))
     return RequirementPlan(r, options, message)
 
 
@@ -237,8 +238,11 @@ def _fixes_for_release(
             )
         )
         driver_notes = upgrade.notes()
+    extras = best.check("extras")
     for steps, weight, words, notes in lib_fixes:
         title_parts = list(words)
+        if extras is not None and "extras" in failing:  # the pip step below names them
+            title_parts.append(f"install it as {extras.needed}")
         if env_steps:
             title_parts.append(f"a new environment with Python {env_steps[0].argv[-1].split('=')[-1]}")
         if upgrade is not None:
@@ -249,7 +253,7 @@ def _fixes_for_release(
             f"keep {row.package} {row.version}: " + ", ".join(title_parts) if title_parts else f"install {row.package}"
         )
         w = max(weight, WEIGHT_ENV if env_steps else 0, WEIGHT_ROOT if driver_steps else 0)
-        out.append(Option(title, all_steps, w, sorted(failing), [*driver_notes, *notes], upgrade))
+        out.append(Option(title, all_steps, w, sorted(failing), [*driver_notes, *notes], upgrade, best))
     conda = _conda_env_option(best, runtime, failing)
     if conda is not None:
         out.append(conda)
@@ -376,7 +380,7 @@ def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> 
     step = _pip_step(c.release, c.cuda, active.version if active is not None and needs_system_cuda(c.release) else None)
     if step.kind == "manual":
         title += ", but not with pip"
-    return Option(title, [step], weight)
+    return Option(title, [step], weight, candidate=c)
 
 
 # ------------------------------------------------------------------ steps

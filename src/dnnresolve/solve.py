@@ -83,6 +83,23 @@ class Candidate:
         return f"{self.release.package} {self.release.version}{cuda}"
 
 
+RUNS, RUNS_WARNED, CANNOT_RUN = "runs", "runs, with a warning", "cannot run"
+
+
+def verdict(c: Candidate, asked: frozenset[str] = frozenset()) -> str:
+    """The answer every command gives for a build on a machine (plan, check, doctor, explain): a failed check
+    stops it; a warning about the machine (not about what the matrix leaves unsaid) qualifies it. The
+    "install" check is about the command a plan gives (an extra that pins a wheel with no build for this
+    Python): it counts for a requirement that asks for that extra (``asked``, normalized) only."""
+    rec = c.release.recipe(c.cuda)
+    checks = [k for k in c.checks if k.component != "install" or (rec is not None and rec.extras & asked)]
+    if any(k.status is Status.FAIL for k in checks):
+        return CANNOT_RUN
+    if any(k.status is Status.WARN and not k.gap for k in checks):
+        return RUNS_WARNED
+    return RUNS
+
+
 @record
 class RequirementResult:
     requirement: Requirement
@@ -90,6 +107,7 @@ class RequirementResult:
     known: bool
     candidates: list[Candidate] = field(default_factory=list)
     installed: InstalledPackage | None = None
+    build_named: bool = False  # a local tag, a post release or an index picked the build (candidates hold only it)
 
     @property
     def requested(self) -> list[Candidate]:
@@ -100,12 +118,29 @@ class RequirementResult:
         return [c for c in self.candidates if c.release.version == newest]
 
     @property
-    def best(self) -> Candidate | None:
-        """The candidate of the requested release that fails least (the default variant first)."""
+    def installs(self) -> list[Candidate]:
+        """The builds of the requested release that the requirement installs as written: the one it names, else
+        the plain PyPI wheel's (``onnxruntime-gpu==1.17.0`` is its CUDA 11.8 build; the CUDA 12 one is a
+        download), else any the matrix lists (a release whose default build it does not state)."""
         cands = self.requested
+        if self.build_named:
+            return cands
+        return [c for c in cands if _is_pypi_build(c.release, c.cuda)] or cands
+
+    @property
+    def best(self) -> Candidate | None:
+        """The candidate the requirement installs that fails least; the other builds are alternatives a plan
+        may offer (``plan._other_variants``), never what the requirement is judged by."""
+        cands = self.installs
         if not cands:
             return None
         return min(cands, key=lambda c: (len(c.failures), _preference(c.release, c.cuda)))
+
+    @property
+    def verdict(self) -> str | None:
+        """``verdict`` of the build the requirement installs; None when the matrix has none."""
+        best = self.best
+        return verdict(best, frozenset(canonicalize_name(e) for e in self.requirement.extras)) if best else None
 
     @property
     def satisfied(self) -> bool:
@@ -135,6 +170,12 @@ def _preference(row: FrameworkRelease, cuda: CudaVersion | None) -> tuple[bool, 
     d = row.cuda_default
     is_default = d is not None and cuda is not None and d.series == cuda.series
     return not is_default, -(cuda.major if cuda else 0)
+
+
+def _is_pypi_build(row: FrameworkRelease, cuda: CudaVersion | None) -> bool:
+    """Whether ``pip install package==version`` from PyPI gets this build: the release's default CUDA."""
+    d = row.cuda_default
+    return row.on_pypi and d is not None and cuda is not None and d.series == cuda.series
 
 
 def preferred_variants(row: FrameworkRelease) -> list[CudaVersion | None]:
@@ -193,14 +234,63 @@ def solve_requirement(req: Requirement, runtime: Runtime, matrix: Matrix) -> Req
         variant = variant or _build_named(rows, exact)
     if req.extras:  # the extras choose the form: jax[cuda12_local] loads the system's CUDA, jax[cuda12] brings it
         rows = [r.with_extras(req.extras) for r in rows]
-    result = RequirementResult(req, name, known=True, installed=installed)
+    result = RequirementResult(req, name, known=True, installed=installed, build_named=variant is not None)
+    # what is installed already is what runs (doctor reads its build); otherwise the form the requirement is in
+    as_written = not req.extras and not (installed is not None and _has(spec, installed.version.split("+")[0]))
     for row in rows:
         variants: Iterable[CudaVersion | None] = row.cuda or [None]
         for cuda in variants:
             if variant is not None and (cuda is None or not variant.names_build(cuda)):
                 continue
-            result.candidates.append(Candidate(row, cuda, evaluate(row, cuda, runtime, matrix)))
+            checks = evaluate(row, cuda, runtime, matrix)
+            form = _check_form(req, row, cuda, runtime, matrix) if as_written and row.package == name else None
+            result.candidates.append(Candidate(row, cuda, checks + ([form] if form is not None else [])))
     return result
+
+
+def _check_form(
+    req: Requirement, row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, matrix: Matrix
+) -> Check | None:
+    """What a requirement without extras installs of a release whose CUDA build comes with one: nothing that
+    imports (jax before 0.4.30 brings jaxlib only through an extra), its CPU build (jax from 0.4.30: the GPU goes
+    unused), or a form that loads CUDA and cuDNN from the system (onnxruntime-gpu without [cuda,cudnn]) where
+    the system cannot give them. Component "extras": the pip step a plan gives names the extra."""
+    rec = row.recipe(cuda)
+    if cuda is None or rec is None or not rec.extras:
+        return None
+    form = f"{row.package}[{','.join(sorted(parse_requirement(rec.requirement).extras))}]"  # as the step spells them
+    said = f"{req} names no extra"
+    if not row.runs_without_extras:
+        missing = row.aliases[0] if row.aliases else "the part that runs"
+        reason = (
+            f"{said}: {row.package} {row.version} brings {missing} only through one, so pip installs "
+            f"{row.package} alone and `import {row.package}` fails"
+        )
+        return Check("extras", Status.FAIL, reason, form, str(req), row.source)
+    plain = row.without_extras()
+    if plain is None:
+        cpu = row.recipe(None)
+        if cpu is None or cpu.extras or not runtime.gpus:
+            return None
+        reason = f"{said}: pip installs the CPU build of {row.package}, and the {runtime.gpus[0].name} goes unused"
+        return Check("extras", Status.WARN, reason, form, str(req), row.source)
+    if needs_system_cuda(row, matrix) or not needs_system_cuda(plain, matrix) or cuda not in plain.cuda:
+        return None  # (a row that loads the system's libraries in every form has those checks already)
+    failing = [c for c in evaluate(plain, cuda, runtime, matrix) if c.status is Status.FAIL]
+    if not failing or any(c.component not in ("cuda", "cudnn") for c in failing):
+        return None
+    reason = (
+        f"{said}: it loads CUDA and cuDNN from the system, which cannot give them here "
+        f"({'; '.join(c.reason for c in failing)}); {form} brings them as nvidia-* wheels"
+    )
+    return Check("extras", Status.FAIL, reason, form, str(req), failing[0].source)
+
+
+def _has(spec: SpecifierSet, version: str) -> bool:
+    try:
+        return spec.contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return False
 
 
 def under_its_own_name(req: Requirement, matrix: Matrix) -> tuple[str, Version, FrameworkRelease] | None:

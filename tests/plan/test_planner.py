@@ -164,8 +164,11 @@ def test_driver_too_old_for_cu121_gets_the_cu118_build() -> None:
     result = plan_for("torch==2.1.0", rt).requirements[0]
     cu121 = next(c for c in result.result.candidates if c.cuda is not None and str(c.cuda) == "12.1")
     assert cu121.check("driver").status is Status.FAIL  # type: ignore[union-attr]
+    # `pip install torch==2.1.0` gets PyPI's cu121 build: that is what the requirement is judged by
     best = result.result.best
-    assert best is not None and str(best.cuda) == "11.8" and best.ok  # 11.8 through minor-version compatibility
+    assert best is not None and str(best.cuda) == "12.1" and not best.ok
+    # and the cu118 build, which runs through minor-version compatibility, is the first way out
+    assert result.options[0].title == "use the CUDA 11.8 build of torch 2.1.0"
     assert "download.pytorch.org/whl/cu118" in result.options[0].steps[-1].shell
 
 
@@ -436,8 +439,12 @@ def test_a_kepler_k80_is_told_the_default_torch_2_7_wheel_has_no_code_for_it() -
     cc = cu126.check("compute_capability")
     assert cc is not None and cc.status is Status.FAIL
     assert cc.reason == "wheels carry sm_50, sm_60, sm_70, sm_75, sm_80, sm_86, sm_90; none runs on sm_37"
+    # the default wheel is what `pip install torch==2.7.0` gets, and it is judged as such; the first option is
+    # a build that carries code for sm_37
     best = rp.result.best
-    assert best is None or str(best.cuda) != "12.6"
+    assert best is not None and str(best.cuda) == "12.6" and not best.ok
+    first = rp.options[0]
+    assert first.title == "use the CUDA 11.8 build of torch 2.7.0"
 
 
 def test_torch_1_13_0_wheels_carry_sm_86() -> None:
@@ -641,8 +648,9 @@ def test_a_release_pin_keeps_its_build_where_each_release_had_the_same_builds() 
     # Paddle's pages named .post112/.post116/.post117/.post120 builds for each of 2.6.0, 2.6.1 and 2.6.2
     rt = _with_cudnn(modern_node("Tesla V100-SXM2-16GB", "7.0", "525.85.12", python="3.10"), "11.2", "8.2.1")
     rp = plan_for("paddlepaddle-gpu==2.6.1", rt).requirements[0]
-    best = rp.result.best
-    assert best is not None and str(best.release.version) == "2.6.1" and str(best.cuda) == "11.2"
+    best = rp.result.best  # PyPI's build, CUDA 11.8, is what the plain pin installs; its CUDA 11.2 build is option 1
+    assert best is not None and str(best.release.version) == "2.6.1" and str(best.cuda) == "11.8"
+    assert rp.options[0].title == "use the CUDA 11.2 build of paddlepaddle-gpu 2.6.1"
     assert rp.options[0].steps[-1].argv[-3:] == (
         "paddlepaddle-gpu==2.6.1.post112",
         "--index-url",

@@ -157,3 +157,23 @@ def _emit_text(report: CheckReport) -> None:
         f"{report.count(Severity.ERROR)} error(s), {report.count(Severity.WARNING)} warning(s), "
         f"{report.count(Severity.INFO)} note(s) in {len(report.files)} file(s)"
     )
+    if report.pins:
+        out.line("checked: " + checked_line(report))
+
+
+_SAID = {None: "ok", Severity.WARNING: "warning, see above", Severity.ERROR: "error, see above"}
+_PLACES_SHOWN = 3  # lines named for one release; the rest are counted
+
+
+def checked_line(report: CheckReport) -> str:
+    """What was checked, each release once with the lines that name it and what was found: ``torch 2.1.0 (CUDA
+    12.1) (requirements.txt:1) ok; ...``. The findings above say what is wrong; this says what passed."""
+    groups: dict[tuple[str, Severity | None], list[str]] = {}
+    for pin in report.pins:
+        groups.setdefault((pin.release, pin.severity), []).append(pin.where)
+    parts = []
+    for (release, severity), places in groups.items():
+        shown = ", ".join(places[:_PLACES_SHOWN])
+        more = len(places) - _PLACES_SHOWN
+        parts.append(f"{release} ({shown}{f' and {more} more' if more > 0 else ''}) {_SAID[severity]}")
+    return "; ".join(parts)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..cuda_builds import NO_RUNTIME, PLUGIN_MISMATCH, BuildGap
+from ..doctor import verdict_with_build
 from ..model import Runtime
 from ..pkgname import canonicalize_name
 from ..plan import Option, Plan, RequirementPlan, needs_summary
@@ -68,6 +69,7 @@ def _req_json(rp: RequirementPlan, origins: dict[str, str]) -> dict[str, Any]:
         "needs": needs_summary(best) if best else {},
         "checks": [_check_json(c, origins) for c in (best.checks if best else [])],
         "gap": [c.component for c in (best.failures if best else [])],
+        "verdict": r.verdict,
         "source": best.release.source if best else None,
         "message": rp.message or None,
         "options": [o.to_dict() for o in rp.options],
@@ -229,6 +231,9 @@ def emit_doctor(
     if as_json:
         data = to_json(plan, runtime)
         data["installed_frameworks"] = [str(rp.result.requirement) for rp in plan.requirements]
+        kinds = {canonicalize_name(n): g.kind for g in builds for n in (g.package, g.companion) if n}
+        for req in data["requirements"]:
+            req["verdict"] = verdict_with_build(req["verdict"], kinds.get(req["package"]))
         data["cuda_builds"] = [
             {"package": g.package, "version": g.version, "kind": g.kind, "reason": g.reason, "fix": g.commands}
             for g in builds
