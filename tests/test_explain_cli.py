@@ -149,7 +149,9 @@ def test_the_driver_table_says_what_a_given_driver_runs(run_cli: RunCli) -> None
     )
     (d,) = json.loads(r.stdout)["diagnoses"]
     assert d["found"] == {"cuda": "8.0"}
-    assert d["fixes"][0].startswith("driver 375.26 runs CUDA 8.0 at most")
+    # the planner's pick for a machine with that driver leads (as `plan torch --driver 375.26` gives it)
+    assert d["fixes"][0].startswith("for this machine (driver 375.26 (--driver)): use torch 1.0.0 instead")
+    assert d["fixes"][1].startswith("driver 375.26 runs CUDA 8.0 at most")
 
 
 def test_onnxruntime_naming_its_cuda_and_cudnn_majors_is_decoded(run_cli: RunCli) -> None:

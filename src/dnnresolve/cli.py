@@ -322,7 +322,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     """Exit 1 both when problems are found and when none is recognised (nothing is 'all good' to report)."""
     from .explain import scan
     from .explain.fixes import fixes_for
-    from .explain.planned import merge_fixes, planned_fixes
+    from .explain.planned import machine_for, merge_fixes, plan_diagnosis
     from .explain.source import open_input, scan_log_file
     from .render import explain as render
     from .runtime_flags import runtime_for
@@ -341,7 +341,10 @@ def _cmd_explain(args: argparse.Namespace) -> int:
             with open_input(args.text, args.file, on_progress=progress) as (source, lines):
                 result = scan(lines)
     for d in result.diagnoses:
-        d.fixes = merge_fixes(planned_fixes(d, runtime, matrix), fixes_for(d, runtime, matrix))
+        machine = machine_for(d, runtime, matrix)  # with what the log says of the machine that failed
+        planned = plan_diagnosis(d, machine, matrix)
+        d.plan = planned.record
+        d.fixes = merge_fixes(planned.fixes, fixes_for(d, runtime, matrix))
     render.emit(result, source, as_json=args.json)
     return EXIT_PROBLEMS
 

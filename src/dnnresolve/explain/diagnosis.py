@@ -65,6 +65,9 @@ class Diagnosis:
     lines: list[int] = field(default_factory=list)
     consequences: list[Consequence] = field(default_factory=list)
     consequence_of: tuple[str, ...] = ()
+    nearby: tuple[str, ...] = ()  # the lines before the message and its own, where versions may be printed
+    nearby_from: int = 0  # the line number of nearby[0]
+    plan: dict[str, Any] | None = None  # the planner's verdict on the release for the machine (``planned``)
 
     def seen_again(self, line: int) -> None:
         self.occurrences += 1
@@ -92,6 +95,7 @@ class Diagnosis:
             "occurrences": self.occurrences,
             "lines": list(self.lines),
             "consequences": [c.to_dict() for c in self.consequences],
+            "plan": self.plan,
         }
 
 

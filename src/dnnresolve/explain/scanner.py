@@ -148,7 +148,9 @@ class _Scanner:
             window.append(rest)
             cut.append(len(line) - len(rest))
         text = "\n".join(window)
-        context = "\n".join([*buf[max(0, i - LOOKBEHIND) : i], text]).lower()
+        before = buf[max(0, i - LOOKBEHIND) : i]
+        near = (*before, *window)
+        context = "\n".join(near).lower()
         min_start = self.consumed_col if line_no == self.consumed_line else 0
         taken: list[tuple[int, int]] = []
         for entry in entries:
@@ -157,7 +159,7 @@ class _Scanner:
                     break
                 if m.start() < min_start or any(m.start() < e and s < m.end() for s, e in taken):
                     continue
-                if self._record(entry, m, context, line_no):
+                if self._record(entry, m, context, line_no, near, line_no - len(before)):
                     taken.append((m.start(), m.end()))
         if taken:
             end = max(e for _, e in taken)
@@ -166,7 +168,9 @@ class _Scanner:
                 self.consumed_line = line_no + extra_lines
                 self.consumed_col = end - (text.rfind("\n", 0, end) + 1) + cut[extra_lines]
 
-    def _record(self, entry: CatalogEntry, m: re.Match[str], context: str, line_no: int) -> bool:
+    def _record(
+        self, entry: CatalogEntry, m: re.Match[str], context: str, line_no: int, near: tuple[str, ...], first: int
+    ) -> bool:
         framework = self._framework(entry, context)
         decoded = decode(m, entry, self.catalog, framework)
         if decoded is None:
@@ -200,6 +204,8 @@ class _Scanner:
             facts=decoded.facts,
             lines=[line_no],
             consequence_of=entry.consequence_of,
+            nearby=near,
+            nearby_from=first,
         )
         return True
 

@@ -66,6 +66,8 @@ def render_text(d: Diagnosis, number: int = 0, width: int = 80) -> list[tuple[st
         lines.append(("  Fix:", 4))
         lines.extend((f"    {i}. {step}", 7) for i, step in enumerate(d.fixes, 1))
     lines.append((f"  Source: {d.source}", 4))
+    if d.plan and d.plan.get("fix_source"):  # the leading fix is the planner's, from this matrix row
+        lines.append((f"  Source of fix 1: {d.plan['fix_source']}", 4))
     return lines
 
 
