@@ -219,6 +219,10 @@ def _fixes_for_release(
                     module_notes(module_steps, runtime),
                 )
             )
+        elif runtime.modules:  # environment modules, none listed fits: the site may have one by another name
+            search = _module_search_steps(best, failing)
+            if search:
+                lib_fixes.append((search, WEIGHT_MANUAL, ["a site module, if `module avail` lists one"], []))
         present = _installed_library_steps(best, runtime, failing)
         if present:
             lib_fixes.append((present, WEIGHT_VARIANT, [present[0].description], []))
@@ -247,7 +251,7 @@ def _fixes_for_release(
             title_parts.append(f"a new environment with Python {env_steps[0].argv[-1].split('=')[-1]}")
         if upgrade is not None:
             title_parts.append(f"a driver >= {upgrade.least}" + _upgrade_terms(upgrade))
-        install = [] if installed and not env_steps else [_pip_step(row, best.cuda)]
+        install = [] if installed and not env_steps else install_steps(row, best.cuda)
         all_steps = driver_steps + steps + env_steps + install
         title = (
             f"keep {row.package} {row.version}: " + ", ".join(title_parts) if title_parts else f"install {row.package}"
@@ -377,10 +381,11 @@ def _other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> l
 
 def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> Option:
     active = runtime.active_cudnn
-    step = _pip_step(c.release, c.cuda, active.version if active is not None and needs_system_cuda(c.release) else None)
-    if step.kind == "manual":
+    cudnn = active.version if active is not None and needs_system_cuda(c.release) else None
+    steps = install_steps(c.release, c.cuda, cudnn)
+    if steps[0].kind == "manual":
         title += ", but not with pip"
-    return Option(title, [step], weight, candidate=c)
+    return Option(title, steps, weight, candidate=c)
 
 
 # ------------------------------------------------------------------ steps
@@ -403,20 +408,32 @@ def _recipe(row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersion
     return max(fits, key=lambda r: max(r.cudnn))
 
 
+def install_steps(row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersion | None = None) -> list[Step]:
+    """The steps that install this build: one pip command, or for a build that is a download the install page
+    links (torch 0.4.1's Windows wheels, onnxruntime-gpu 1.17's CUDA 12 build), where to get the wheel and the
+    command that installs it once it is here."""
+    rec = _recipe(row, cuda, cudnn)
+    plain = row.on_pypi and row.cuda_default is not None and cuda is not None and cuda.series == row.cuda_default.series
+    manual = row.recipe(cuda, "manual") if rec is None and not plain else None
+    if manual is None or not manual.url:
+        return [_pip_step(row, cuda, cudnn)]
+    build = f"CUDA {manual.cuda} build" if manual.cuda else "CPU build"
+    said = f" ({manual.note})" if manual.note else ""
+    # the file itself where the page links one, else the pattern of its name (PEP 427) for the shell to expand
+    linked = manual.url.rsplit("/", 1)[-1]
+    wheel = linked if linked.endswith(".whl") else f"{re.sub(r'[-_.]+', '_', row.package)}-{row.version}-*.whl"
+    return [
+        Step(
+            "manual",
+            f"download the {row.package} {row.version} wheel for your Python ({build}) from {manual.url}{said}",
+        ),
+        Step("shell", "install that file", ("python", "-m", "pip", "install", wheel), template=True),
+    ]
+
+
 def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersion | None = None) -> Step:
     rec = _recipe(row, cuda, cudnn)
     argv = ["python", "-m", "pip", "install"]
-    plain = row.on_pypi and row.cuda_default is not None and cuda is not None and cuda.series == row.cuda_default.series
-    manual = row.recipe(cuda, "manual") if rec is None and not plain else None
-    if manual is not None and manual.url:
-        # this build is a download the install page links (torch 0.4.1's Windows wheels): not on PyPI
-        build = f" (CUDA {manual.cuda} build)" if manual.cuda else " (CPU build)"
-        said = f" ({manual.note})" if manual.note else ""
-        return Step(
-            "manual",
-            f"{row.package} {row.version}{build} is a download, not a PyPI install: get the file for your Python "
-            f"from {manual.url}{said}, then python -m pip install that file",
-        )
     if rec is None and not row.on_pypi:
         return Step(
             "manual",
@@ -520,6 +537,32 @@ def _module_steps(best: Candidate, runtime: Runtime, failing: set[str]) -> list[
     return steps
 
 
+def _module_search_steps(best: Candidate, failing: set[str]) -> list[Step]:
+    """On a machine with environment modules where none listed fits: `module avail` for each library the build
+    needs, then `module load` by the name most sites give it (hidden modules and other module trees are not
+    listed; explain gives the same lines)."""
+    cuda = best.cuda
+    steps = []
+    if "cuda" in failing and cuda is not None:
+        steps += [
+            Step("module", "list the CUDA modules of the site", ("module", "avail", "cuda")),
+            Step("module", f"load one of CUDA {cuda}, by the name the list gives", ("module", "load", f"cuda/{cuda}")),
+        ]
+    builds = best.release.cudnn_for(cuda)
+    if "cudnn" in failing and builds:
+        build = max(builds)
+        wanted = cudnn_rule_text(build, cudnn_rule_for(best.release))
+        steps += [
+            Step("module", "list the cuDNN modules of the site", ("module", "avail", "cudnn")),
+            Step(
+                "module",
+                f"load one of {wanted}, by the name the list gives",
+                ("module", "load", f"cudnn/{build.series}"),
+            ),
+        ]
+    return steps
+
+
 def module_notes(steps: Sequence[Step], runtime: Runtime) -> list[str]:
     """Tcl environment-modules 3 refuses a second version of a loaded module: say how to swap there."""
     notes = []
@@ -568,27 +611,21 @@ def _installed_library_steps(best: Candidate, runtime: Runtime, failing: set[str
     ]
 
 
+CUDA_ARCHIVE = "https://developer.nvidia.com/cuda-toolkit-archive"
+CUDNN_ARCHIVE = "https://developer.nvidia.com/rdp/cudnn-archive"
+
+
 def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str], os_name: str) -> list[Step]:
+    """CUDA and cuDNN by hand, without root: each download a short instruction, each command a step of its own."""
     row = best.release
     steps: list[Step] = []
     cuda = best.cuda
-    windows = os_name == "windows"
     if "cuda" in failing and cuda is not None:
-        where = (
-            "with its Windows installer"
-            if windows
-            else f"e.g. under $HOME/cuda-{cuda} with the runfile's --toolkit --toolkitpath options (no root needed)"
-        )
-        steps.append(
-            Step(
-                "manual",
-                f"install the CUDA {cuda} toolkit (https://developer.nvidia.com/cuda-toolkit-archive), {where}",
-            )
-        )
+        steps += _toolkit_steps(cuda, os_name)
     if "cudnn" in failing and row.cudnn_for(cuda):
         build = max(row.cudnn_for(cuda))
         rule = cudnn_rule_for(row)
-        archive = None
+        found = None
         for rel in matrix.cudnn_newest_first(lambda v: cudnn_compatible(build, v, rule)):
             if cuda is not None and not rel.supports_cuda(cuda):
                 continue
@@ -596,33 +633,52 @@ def _manual_library_steps(best: Candidate, matrix: Matrix, failing: set[str], os
                 (a for a in rel.archives if a.os == os_name and (cuda is None or _arch_cuda_ok(a.cuda, cuda))), None
             )
             if archive is not None:
+                found = (rel.version, archive.file)
                 break
-        words = f"download cuDNN ({cudnn_rule_text(build, rule)}) for CUDA {cuda}"
-        if windows:
-            words += (f": {archive.file}" if archive is not None else " for Windows") + (
-                " from https://developer.nvidia.com/rdp/cudnn-archive, unpack it and put its bin folder (the one "
-                "holding cudnn64_*.dll) first on PATH"
+        what = f"cuDNN for CUDA {cuda} ({cudnn_rule_text(build, rule)})"
+        if found is not None:
+            what = f"{found[1]} (cuDNN {found[0]} for CUDA {cuda})"
+        if os_name == "windows" or found is None:
+            where = (
+                "its bin folder (the one holding cudnn64_*.dll) first on PATH"
+                if os_name == "windows"
+                else "the folder holding libcudnn.so.* first on LD_LIBRARY_PATH"
             )
-            return [*steps, Step("manual", words)]
-        if archive is None:
-            words += (
-                " from https://developer.nvidia.com/rdp/cudnn-archive, unpack it and put the folder holding "
-                "libcudnn.so.* first on LD_LIBRARY_PATH"
-            )
-            return [*steps, Step("manual", words)]
-        words += (
-            f": {archive.file} from https://developer.nvidia.com/rdp/cudnn-archive, unpack it under $HOME/cudnn "
-            f"(mkdir -p $HOME/cudnn && tar -xf {archive.file} -C $HOME/cudnn)"
-        )
-        steps.append(Step("manual", words))
-        steps.append(
+            return [
+                *steps,
+                Step("manual", f"download {what} from {CUDNN_ARCHIVE}"),
+                Step("manual", f"unpack it, and put {where}"),
+            ]
+        file = found[1]
+        steps += [
+            Step("manual", f"download {what} from {CUDNN_ARCHIVE}"),
+            Step("shell", "make a folder for it", ("mkdir", "-p", "$HOME/cudnn"), template=True),
+            Step("shell", "unpack it there", ("tar", "-xf", file, "-C", "$HOME/cudnn"), template=True),
             Step(
                 "shell",
                 "put it first on the library path",
-                env=(("LD_LIBRARY_PATH", f"$HOME/cudnn/{_cudnn_lib_dir(archive.file)}:$LD_LIBRARY_PATH"),),
-            )
-        )
+                env=(("LD_LIBRARY_PATH", f"$HOME/cudnn/{_cudnn_lib_dir(file)}:$LD_LIBRARY_PATH"),),
+            ),
+        ]
     return steps
+
+
+def _toolkit_steps(cuda: CudaVersion, os_name: str) -> list[Step]:
+    """The CUDA toolkit from NVIDIA's archive: on Windows its installer; on Linux its runfile, the toolkit alone
+    under $HOME (no root, no driver), then on the library path."""
+    if os_name == "windows":
+        return [Step("manual", f"install the CUDA {cuda} toolkit with its Windows installer, from {CUDA_ARCHIVE}")]
+    home = f"$HOME/cuda-{cuda}"
+    return [
+        Step("manual", f"download the CUDA {cuda} runfile for Linux from {CUDA_ARCHIVE}"),
+        Step(
+            "shell",
+            f"install the toolkit alone under {home} (no root needed)",
+            ("sh", f"cuda_{cuda}*_linux.run", "--silent", "--toolkit", f"--toolkitpath={home}"),
+            template=True,
+        ),
+        Step("shell", "put it first on the library path", env=(("LD_LIBRARY_PATH", f"{home}/lib64:$LD_LIBRARY_PATH"),)),
+    ]
 
 
 def _cudnn_lib_dir(file: str) -> str:

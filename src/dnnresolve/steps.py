@@ -24,6 +24,9 @@ class Step:
     argv: tuple[str, ...] = ()
     needs_root: bool = False
     env: tuple[tuple[str, str], ...] = field(default=())  # variables to export (our own path templates)
+    # argv is our own template (``tar -xf cudnn-*.tar.xz -C $HOME/cudnn``): $HOME and the like expand and a file
+    # pattern globs, as a user would type it; never set for argv that holds what a machine or an input said
+    template: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in STEP_KINDS:
@@ -40,7 +43,7 @@ class Step:
         exports = " ".join(f"{k}={_quote_value(v)}" for k, v in self.env)
         if not self.argv:
             return f"export {exports}" if exports else f"# {self.description}"
-        line = shlex.join(self.argv)
+        line = " ".join(_quote_template(a) for a in self.argv) if self.template else shlex.join(self.argv)
         return f"export {exports} && {line}" if exports else line
 
     def pip_args(self) -> list[str]:
@@ -64,6 +67,16 @@ class Step:
 
 _OUR_VARIABLES = re.compile(r"(\$(?:HOME|LD_LIBRARY_PATH|PATH|CUDA_HOME))(?![A-Za-z0-9_])")
 _PLAIN = re.compile(r"[A-Za-z0-9_/:.,+@%=-]+")
+
+
+_PATTERN = re.compile(r"[A-Za-z0-9_.+-]*\*[A-Za-z0-9_.+*-]*")
+
+
+def _quote_template(arg: str) -> str:
+    """An argument of our own template: a file pattern as it is (the shell globs it), else ``_quote_value``."""
+    if _PATTERN.fullmatch(arg):
+        return arg
+    return _quote_value(arg) if _OUR_VARIABLES.search(arg) else shlex.quote(arg)
 
 
 def _quote_value(value: str) -> str:

@@ -600,10 +600,11 @@ def test_a_page_wide_gpu_floor_stops_at_the_builds_cuda() -> None:
 def test_a_build_only_the_install_page_links_is_a_download_step() -> None:
     # torch 0.4.1 was never on PyPI; its Windows wheels are files on download.pytorch.org
     windows = windows_node("398.36", "3.6")
-    steps = [s for o in plan_for("torch==0.4.1", windows).requirements[0].options for s in o.steps]
-    assert steps and all(s.kind == "manual" for s in steps)
+    steps = plan_for("torch==0.4.1", windows).requirements[0].options[0].steps
+    # where to get it (an instruction), then the command that installs the file (a step of its own)
+    assert [s.kind for s in steps] == ["manual", "shell"]
     assert "https://download.pytorch.org/whl/cu90/torch-0.4.1-cp36-cp36m-win_amd64.whl" in steps[0].description
-    assert steps[0].description.endswith("then python -m pip install that file")
+    assert steps[1].shell == "python -m pip install torch-0.4.1-cp36-cp36m-win_amd64.whl"
     # torch 1.0.0's plain PyPI wheel is its CUDA 9.0 build on Linux: that one stays a pip install
     linux = modern_node("GeForce GTX 1080", "6.1", "410.48", python="3.6")
     rp = plan_for("torch==1.0.0", linux).requirements[0]
@@ -680,8 +681,9 @@ def test_libraries_by_hand_on_windows_are_windows_steps() -> None:
     rp = plan_for("tensorflow-gpu==1.14.0", rt).requirements[0]
     by_hand = next(o for o in rp.options if o.title.endswith("install the libraries by hand"))
     text = [s.description for s in by_hand.steps if s.kind == "manual"]
-    assert text[0].endswith("with its Windows installer")
-    assert "first on PATH" in text[1] and "linux" not in text[1] and "$HOME" not in text[1]
+    assert text[0].startswith("install the CUDA 10.0 toolkit with its Windows installer, from https://")
+    assert text[1].startswith("download ") and text[1].endswith(" from https://developer.nvidia.com/rdp/cudnn-archive")
+    assert "first on PATH" in text[2] and "linux" not in text[2] and "$HOME" not in text[2]
     assert not any(name == "LD_LIBRARY_PATH" for s in by_hand.steps for name, _ in s.env)
 
 
@@ -876,12 +878,12 @@ def test_an_unpacked_cudnn_archive_goes_on_the_library_path_by_its_own_layout() 
     steps = plan_for("jax[cuda12_local]==0.4.30", a100).requirements[0].options[0].steps
     archive = next(w for w in steps[0].description.split() if w.endswith(".tar.xz"))
     assert archive.startswith("cudnn-linux-x86_64-9.") and archive.endswith("_cuda12-archive.tar.xz")
-    assert f"tar -xf {archive} -C $HOME/cudnn" in steps[0].description
+    assert [s.shell for s in steps[1:3]] == ['mkdir -p "$HOME/cudnn"', f'tar -xf {archive} -C "$HOME/cudnn"']
     folder = archive.removesuffix(".tar.xz")
-    assert steps[1].shell == f'export LD_LIBRARY_PATH="$HOME/cudnn/{folder}/lib:$LD_LIBRARY_PATH"'
+    assert steps[3].shell == f'export LD_LIBRARY_PATH="$HOME/cudnn/{folder}/lib:$LD_LIBRARY_PATH"'
     k20m = plan_for("tensorflow-gpu==1.0", k20m_node(modules=False)).requirements[0]
     by_hand = next(o for o in k20m.options if o.title.endswith("install the libraries by hand"))
-    assert by_hand.steps[1].shell == 'export LD_LIBRARY_PATH="$HOME/cudnn/cuda/lib64:$LD_LIBRARY_PATH"'
+    assert by_hand.steps[3].shell == 'export LD_LIBRARY_PATH="$HOME/cudnn/cuda/lib64:$LD_LIBRARY_PATH"'
 
 
 def test_a_jax_cuda_plugin_asks_the_cudnn_it_was_built_with() -> None:
