@@ -108,7 +108,9 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
     else:
         keep, upgrade = best, None
         if failing & set(DRIVER_BOUND):
-            upgrade = driver_upgrade(r.requested, runtime, matrix)
+            # for the builds the driver stands in the way of (another that runs as it is is an option of its own)
+            blocked = [c for c in r.requested if any(k.component in DRIVER_BOUND for k in c.failures)]
+            upgrade = driver_upgrade(blocked, runtime, matrix)
             keep = upgrade.candidate if upgrade is not None else best
         kept = {c.component for c in keep.failures}
         options.extend(_fixes_for_release(keep, runtime, matrix, kept, _installed_matches(r), upgrade))

@@ -68,8 +68,11 @@ def test_the_upgrade_is_the_least_driver_of_the_table_that_runs_a_build(cc: str 
             best = result.best
             if best is None or not {c.component for c in best.failures} & set(DRIVER_BOUND):
                 continue
-            builds = [(c.release, c.cuda) for c in result.requested if c.cuda is not None]
-            upgrade = driver_upgrade(result.requested, rt, m)
+            # the builds the driver stands in the way of: the one the pin installs (PyPI's), and any other that does
+            # not run as it is (one that does is an option of its own, with no upgrade)
+            blocked = [c for c in result.requested if any(k.component in DRIVER_BOUND for k in c.failures)]
+            builds = [(c.release, c.cuda) for c in blocked if c.cuda is not None]
+            upgrade = driver_upgrade(blocked, rt, m)
             above = [d for d in drivers if d.key(3) > have.key(3)]
             where = (row.package, str(row.version), str(have), cc)
             if upgrade is None:
