@@ -181,8 +181,10 @@ def test_check_text_ends_with_what_was_checked_and_passed(run_cli: RunCli, tmp_p
     (tmp_path / "requirements.txt").write_text("torch==2.1.0\nnumpy\nonnxruntime-gpu==1.17.0\n")
     r = run_cli("check", "requirements.txt", *MACHINES["t4-cuda12.2"].flags(), env={"COLUMNS": "80"})
     assert r.returncode == 1, r.stderr
-    last = r.stdout.rstrip("\n").splitlines()[-1]
-    assert last == (
+    # the last lines, as wrapped to the terminal's 80 columns
+    tail = r.stdout[r.stdout.rindex("\nchecked: ") + 1 :].splitlines()
+    assert all(len(line) <= 80 for line in tail) and all(line.startswith("  ") for line in tail[1:])
+    assert " ".join(line.strip() for line in tail) == (
         "checked: torch 2.1.0 for CUDA 12.1 (requirements.txt:1) ok; onnxruntime-gpu 1.17.0 for CUDA 11.8 "
         "(requirements.txt:3) error, see above"
     )

@@ -40,7 +40,7 @@ NO_LIBRARY = (
     "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file"
 )
 # what the output prints to be pasted, whole on a line of its own however wide
-COMMAND = re.compile(r"^\s*(python -m pip|pip|conda|export|module|dnnresolve) ")
+COMMAND = re.compile(r"^\s*(python -m pip|pip|conda|export|module|dnnresolve|mkdir|tar|sh) ")
 
 
 @pytest.fixture(scope="module")

@@ -425,7 +425,7 @@ def _judge(
         fix = opt.title + (f": {steps}" if steps else "")
     source = failures[0].source or best.release.source
     if not result.build_named and len({c.cuda for c in result.requested}) > 1:
-        reasons += " (PyPI's build: what a line without a build tag or index installs)"
+        reasons += " (PyPI's build)"
     return [(Severity.ERROR, rule, f"{best.label} cannot run: {reasons}", fix, source)]
 
 
