@@ -164,7 +164,7 @@ def _for_release(d: Diagnosis, installed: InstalledPackage, runtime: Runtime, ma
         )
         return Planned([line], {**record, "fix_source": best.release.source})
     option = rp.options[0]
-    fix = f"for {what}: {option.title.split(': ', 1)[-1]}: {_steps(option)}{_needs(option, d)}"
+    fix = f"for {what}: {option.title.split(': ', 1)[-1]}: {_steps(option)}{_needs(option, d, runtime, matrix)}"
     source = option.candidate.release.source if option.candidate else best.release.source
     return Planned([fix], {**record, "fix_source": source})
 
@@ -183,7 +183,7 @@ def _for_machine(d: Diagnosis, package: str, runtime: Runtime, matrix: Matrix) -
     if title.startswith("install it"):
         title = f"{cand.release.package} {cand.release.version} runs here"
     machine = _machine(runtime, _NEEDS[d.kind])
-    fix = f"for this machine ({machine}): {title}, {build}: {_steps(option)}{_needs(option, d)}"
+    fix = f"for this machine ({machine}): {title}, {build}: {_steps(option)}{_needs(option, d, runtime, matrix)}"
     record = {
         "package": cand.release.package,
         "version": None,
@@ -201,9 +201,10 @@ def _steps(option: Option) -> str:
     return "; then ".join(f"`{s.shell}`" if s.argv or s.env else s.description for s in option.steps)
 
 
-def _needs(option: Option, d: Diagnosis) -> str:
+def _needs(option: Option, d: Diagnosis, runtime: Runtime, matrix: Matrix) -> str:
     """What the option's build needs that the fix should say: the code its wheels carry for the GPU (a message of
-    a missing architecture), the driver it needs where this one is not known to run it."""
+    a missing architecture), the driver it needs where this one is not known to run it (with no driver known,
+    the least that runs it, through minor-version compatibility, and the one for full support)."""
     cand = option.candidate
     if cand is None:
         return ""
@@ -217,7 +218,15 @@ def _needs(option: Option, d: Diagnosis) -> str:
             Status.WARN: f" (driver {driver.found} runs it with a caveat)",
             Status.FAIL: f" (this is {driver.found})",
         }
-        out.append(f"it needs driver {driver.needed}" + has.get(driver.status, ""))
+        major = cand.cuda.major if cand.cuda is not None else 0
+        least = matrix.driver_table(runtime.os).family_min_driver(major)
+        full = driver.needed.removeprefix(">= ")
+        if driver.status is Status.UNKNOWN and least is not None and str(least) != full:
+            out.append(
+                f"it needs driver >= {least} (CUDA {major}.x minor-version compatibility; >= {full} for full support)"
+            )
+        else:
+            out.append(f"it needs driver {driver.needed}" + has.get(driver.status, ""))
     return "; " + "; ".join(out) if out else ""
 
 
