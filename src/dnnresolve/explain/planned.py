@@ -6,21 +6,19 @@ driver it needs). No I/O."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..cuda_builds import build_gap
-from ..detect.overrides import runtime_from_flags
-from ..doctor import verdict_with_build
 from ..errors import UserError
-from ..matrix import Matrix
 from ..model import InstalledPackage, Runtime
 from ..pkgname import canonicalize_name
-from ..plan import Option, make_plan
 from ..records import field, record, replace
-from ..solve import RUNS, Status, solve
 from ..specs import InvalidRequirement, parse_requirement
 from .diagnosis import Diagnosis
 from .logfacts import read_facts
+
+if TYPE_CHECKING:  # the planner loads when a diagnosis is planned: most messages of a log are not
+    from ..matrix import Matrix
+    from ..plan import Option
 
 # The catalog names frameworks; these are the PyPI names their releases go by, where they differ.
 _PACKAGE_PREFIXES = {
@@ -65,6 +63,8 @@ def machine_for(d: Diagnosis, runtime: Runtime, matrix: Matrix) -> Runtime:
     """``runtime`` with what the message and the lines around it say of the machine that failed (its GPU's
     compute capability, the cuDNN it loaded, the driver and Python it printed), where neither the flags nor
     detection said it."""
+    from ..detect.overrides import runtime_from_flags
+
     given = {c for c in ("gpu", "driver", "cuda", "cudnn", "python") if _known(runtime, c)}
     facts: dict[str, tuple[str, str]] = {}  # component -> (value, where)
     for key, (value, line) in read_facts(d.nearby, d.nearby_from).machine.items():
@@ -124,6 +124,11 @@ def _known(runtime: Runtime, component: str) -> bool:
 def _for_release(d: Diagnosis, installed: InstalledPackage, runtime: Runtime, matrix: Matrix) -> Planned:
     """The installed (or logged) release planned on the machine: its verdict, as doctor gives it (the build it is
     counts: a CPU build runs on the CPU only), and the first option as the leading fix."""
+    from ..cuda_builds import build_gap
+    from ..doctor import verdict_with_build
+    from ..plan import make_plan
+    from ..solve import RUNS, solve
+
     name, version = installed.name, installed.version
     logged = installed.location.startswith("the log")
     where = installed.location.removeprefix("the log, ")
@@ -172,6 +177,9 @@ def _for_release(d: Diagnosis, installed: InstalledPackage, runtime: Runtime, ma
 def _for_machine(d: Diagnosis, package: str, runtime: Runtime, matrix: Matrix) -> Planned:
     """No release known: what `plan PACKAGE` picks for this machine (its newest release, or the newest that runs
     here)."""
+    from ..plan import make_plan
+    from ..solve import solve
+
     rp = make_plan(solve([parse_requirement(package)], runtime, matrix), runtime, matrix).requirements[0]
     if not rp.options or rp.options[0].candidate is None:
         return Planned()
@@ -205,6 +213,8 @@ def _needs(option: Option, d: Diagnosis, runtime: Runtime, matrix: Matrix) -> st
     """What the option's build needs that the fix should say: the code its wheels carry for the GPU (a message of
     a missing architecture), the driver it needs where this one is not known to run it (with no driver known,
     the least that runs it, through minor-version compatibility, and the one for full support)."""
+    from ..solve import Status
+
     cand = option.candidate
     if cand is None:
         return ""
