@@ -421,8 +421,7 @@ def _judge(
     fix = ""
     if plan.requirements and plan.requirements[0].options:
         opt = plan.requirements[0].options[0]
-        steps = "; ".join(s.shell if s.kind != "manual" else s.description for s in opt.steps)
-        fix = opt.title + (f": {steps}" if steps else "")
+        fix = "\n".join([opt.title, *("$ " + s.shell if s.kind != "manual" else s.description for s in opt.steps)])
     source = failures[0].source or best.release.source
     if not result.build_named and len({c.cuda for c in result.requested}) > 1:
         reasons += " (PyPI's build)"

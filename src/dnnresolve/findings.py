@@ -40,8 +40,28 @@ class Finding:
     severity: Severity
     rule: str
     message: str
-    fix: str = ""
+    fix: str = ""  # a short instruction, then its steps a line each: "$ " starts a command, else an instruction
     source: str = ""  # the matrix row's page, or the metadata's home, that states the fact
+
+    @property
+    def fix_title(self) -> str:
+        return self.fix.split("\n", 1)[0]
+
+    @property
+    def fix_lines(self) -> list[tuple[str, bool]]:
+        """The steps of the fix, each with whether it is a command (to paste whole) or an instruction (to read)."""
+        return [(s[2:], True) if s.startswith("$ ") else (s, False) for s in self.fix.split("\n")[1:]]
+
+    @property
+    def fix_steps(self) -> list[str]:
+        """The commands and short instructions of the fix, in order."""
+        return [text for text, _ in self.fix_lines]
+
+    @property
+    def fix_text(self) -> str:
+        """The fix on one line (JSON, markdown, SARIF): its instruction, then its steps."""
+        steps = self.fix_steps
+        return self.fix_title + (": " + "; ".join(steps) if steps else "")
 
     @property
     def where(self) -> str:
@@ -55,7 +75,8 @@ class Finding:
             "severity": self.severity.value,
             "rule": self.rule,
             "message": self.message,
-            "fix": self.fix or None,
+            "fix": self.fix_text or None,
+            "fix_steps": self.fix_steps,
             "source": self.source or None,
         }
 

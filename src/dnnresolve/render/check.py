@@ -22,7 +22,7 @@ def to_sarif(report: CheckReport) -> dict[str, Any]:
         location: dict[str, Any] = {"artifactLocation": {"uri": f.file.replace("\\", "/")}}
         if f.line:
             location["region"] = {"startLine": f.line}
-        text = f.message + (f" Fix: {f.fix}." if f.fix else "") + (f" Source: {f.source}" if f.source else "")
+        text = f.message + (f" Fix: {f.fix_text}." if f.fix else "") + (f" Source: {f.source}" if f.source else "")
         results.append(
             {
                 "ruleId": f.rule,
@@ -89,7 +89,7 @@ def to_markdown(report: CheckReport) -> str:
             finding = f.message + (f" ([source]({f.source}))" if f.source else "")
             lines.append(
                 f"| `{_cell(f.where)}` | {_cell(f.package or '-')} | {f.severity.value} | {_cell(finding)} | "
-                f"{_cell(f.fix or '-')} |"
+                f"{_cell(f.fix_text or '-')} |"
             )
     else:
         lines.append("No findings.")
@@ -133,7 +133,7 @@ def _emit_text(report: CheckReport) -> None:
                 f.package or "-",
                 [(f.severity.value, _SEVERITY[f.severity])],
                 [f.message, *((" ", (sources.mark(f.source), "dim")) if f.source else ())],
-                f.fix or "-",
+                f.fix_text or "-",
             )
             for f in findings
         ]
@@ -147,7 +147,13 @@ def _emit_text(report: CheckReport) -> None:
                 out.line((where, "heading"), "  ", *severity, *(("  ", package) if package != "-" else ()))
                 out.line("  ", *finding, hang=4)
                 if fix != "-":
-                    out.line("  fix: ", fix, hang=4)
+                    f = findings[i]
+                    out.line("  fix: ", f.fix_title + (":" if f.fix_steps else ""), hang=4)
+                    for step, command in f.fix_lines:  # a command on a line of its own, whole, to be pasted
+                        if command:
+                            out.line(f"      {step}", wrap=False)
+                        else:
+                            out.line("      ", step, hang=8)
             out.line()
     if report.not_checked:
         out.line((f"not checked (not in the compatibility matrix): {', '.join(report.not_checked)}", "dim"))
