@@ -104,3 +104,50 @@ def test_a_documented_command_runs(where: str, command: str, docs_env: dict[str,
     )
     assert "Traceback" not in r.stderr, r.stderr
     assert r.returncode in (0, 1), f"{where}: `{command}` exited {r.returncode}: {r.stderr.strip()}"
+
+
+def sessions() -> list[tuple[str, list[tuple[str, str]]]]:
+    """(where, [(command, output)...]) for each block of the docs that shows a session in which every dnnresolve
+    command describes its machine (`--no-detect`, or `--target` with a profile of tests/fixtures/docs/): its output
+    does not depend on the machine it runs on."""
+    found = []
+    for path in DOCS:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        fence = [i for i, line in enumerate(lines) if line.lstrip().startswith("```")]
+        for start, end in zip(fence[::2], fence[1::2]):
+            steps: list[tuple[str, list[str]]] = []
+            for line in lines[start + 1 : end]:
+                if line.startswith("$ "):
+                    steps.append((line[2:], []))
+                elif steps:
+                    steps[-1][1].append(line)
+            commands = [c for c, _ in steps if c.startswith("dnnresolve ")]
+            if commands and all("--no-detect" in c or "--target" in c for c in commands):
+                where = f"{path.relative_to(REPO)}:{start + 2}"
+                found.append((where, [(c, "\n".join(out)) for c, out in steps]))
+    return found
+
+
+SESSIONS = sessions()
+
+
+@pytest.mark.parametrize(("where", "steps"), SESSIONS, ids=[w for w, _ in SESSIONS])
+def test_a_documented_session_shows_what_the_commands_print(
+    where: str, steps: list[tuple[str, str]], docs_env: dict[str, str], tmp_path: Path
+) -> None:
+    """A shown session is the real output at 80 columns: `$ cat FILE` lines give the files, and each
+    dnnresolve command, run on them, prints exactly what follows it."""
+    for profile in FILES.glob("*.json"):  # what --target reads; the files checked are the session's own
+        shutil.copy(profile, tmp_path)
+    for command, shown in steps:
+        if command.startswith("cat "):
+            (tmp_path / command.split()[1]).write_text(shown + "\n")
+            continue
+        r = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=docs_env, capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=120)  # fmt: skip
+        assert r.stdout.rstrip("\n") == shown, f"{where}: `{command}` now prints:\n{r.stdout}"
+
+
+def test_the_readme_shows_a_session_of_check_and_of_plan_at_80_columns() -> None:
+    shown = [c for where, steps in SESSIONS if where.startswith("README.md") for c, _ in steps]
+    assert any(c.startswith("dnnresolve check") for c in shown) and any(c.startswith("dnnresolve plan") for c in shown)

@@ -44,20 +44,21 @@ def test_a_k80_named_by_flag_gets_the_release_plan_picks_for_it(run_cli: RunCli)
     option = _first_option(run_cli, "torch", "--gpu", "Tesla K80")
     assert option["title"] == "use torch 2.5.1 instead: it runs with what this machine has"
     first = d["fixes"][0]
-    assert first.startswith(
-        "for this machine (Tesla K80, sm_37 (--gpu)): use torch 2.5.1 instead, its CUDA 11.8 build: "
-    )
-    assert all(f"`{c}`" in first for c in _commands(option))
-    # the driver it needs: a K80's last branch (470) runs CUDA 11.8 through minor-version compatibility
-    assert first.endswith(
-        "its wheels carry code for sm_37; it needs driver >= 450.80.02 (CUDA 11.x minor-version compatibility; "
-        ">= 520.61.05 for full support)"
+    # what the build needs (a K80's last branch, 470, runs CUDA 11.8 through minor-version compatibility),
+    # then the commands
+    assert first == (
+        "for this machine (Tesla K80, sm_37 (--gpu)): use torch 2.5.1 instead, its CUDA 11.8 build; its wheels carry "
+        "code for sm_37; it needs driver >= 450.80.02 (CUDA 11.x minor-version compatibility; >= 520.61.05 for full "
+        "support): " + "; then ".join(f"`{c}`" for c in _commands(option))
     )
     assert not d["fixes"][0].startswith("find the GPU's compute capability")
     # the source of that fix is the matrix row of torch 2.5.1, not the page the message was copied from
     assert d["plan"]["fix_source"] == _row_source(run_cli, "torch==2.5.1") != d["source"]
     text = run_cli("explain", "--no-detect", "--gpu", "Tesla K80", NO_KERNEL).stdout
     assert f"  Source of fix 1: {d['plan']['fix_source']}\n" in text
+    # at 80 columns the command, wider than a line, stands whole on a line of its own, to be pasted
+    text = run_cli("explain", "--no-detect", "--gpu", "Tesla K80", NO_KERNEL, env={"COLUMNS": "80"}).stdout
+    assert all(f"\n         {c}\n" in text for c in _commands(option))
 
 
 def test_the_gpu_and_the_python_a_message_prints_describe_the_machine(run_cli: RunCli) -> None:
@@ -81,8 +82,8 @@ def test_a_release_the_log_names_is_planned_on_the_machine_given(run_cli: RunCli
     option = _first_option(run_cli, "torch==2.1.0", *machine)
     assert option["title"] == "use the CUDA 11.8 build of torch 2.1.0"
     assert d["fixes"][0] == (
-        f"for torch 2.1.0 (named on line 1): use the CUDA 11.8 build of torch 2.1.0: `{_commands(option)[0]}`; "
-        "its wheels carry code for sm_75; it needs driver >= 520.61.05 (driver 470.82.01 runs it with a caveat)"
+        "for torch 2.1.0 (named on line 1): use the CUDA 11.8 build of torch 2.1.0; its wheels carry code for sm_75; "
+        f"it needs driver >= 520.61.05 (driver 470.82.01 runs it with a caveat): `{_commands(option)[0]}`"
     )
 
 

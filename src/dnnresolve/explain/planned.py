@@ -169,7 +169,7 @@ def _for_release(d: Diagnosis, installed: InstalledPackage, runtime: Runtime, ma
         )
         return Planned([line], {**record, "fix_source": best.release.source})
     option = rp.options[0]
-    fix = f"for {what}: {option.title.split(': ', 1)[-1]}: {_steps(option)}{_needs(option, d, runtime, matrix)}"
+    fix = f"for {what}: {option.title.split(': ', 1)[-1]}{_needs(option, d, runtime, matrix)}: {_steps(option)}"
     source = option.candidate.release.source if option.candidate else best.release.source
     return Planned([fix], {**record, "fix_source": source})
 
@@ -191,7 +191,7 @@ def _for_machine(d: Diagnosis, package: str, runtime: Runtime, matrix: Matrix) -
     if title.startswith("install it"):
         title = f"{cand.release.package} {cand.release.version} runs here"
     machine = _machine(runtime, _NEEDS[d.kind])
-    fix = f"for this machine ({machine}): {title}, {build}: {_steps(option)}{_needs(option, d, runtime, matrix)}"
+    fix = f"for this machine ({machine}): {title}, {build}{_needs(option, d, runtime, matrix)}: {_steps(option)}"
     record = {
         "package": cand.release.package,
         "version": None,
