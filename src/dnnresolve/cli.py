@@ -255,6 +255,9 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from .render import plan as render
+    from .runtime_flags import start_detection
+
+    start_detection(args)
 
     plan = _plan_from_args(args)
     if args.verify:
@@ -266,6 +269,9 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _cmd_detect(args: argparse.Namespace) -> int:
+    from .runtime_flags import start_detection, started
+
+    start_detection(args)
     from .detect.machine import detect_runtime
     from .render import detect as render
 
@@ -276,12 +282,15 @@ def _cmd_detect(args: argparse.Namespace) -> int:
             raise
         sys.stderr.write(f"dnnresolve detect: warning: matrix not loaded ({exc})\n")
         matrix = None
-    runtime = detect_runtime(root=args.root, timeout=args.timeout, matrix=matrix)
+    runtime = detect_runtime(root=args.root, timeout=args.timeout, matrix=matrix, started=started())
     render.emit(runtime, as_json=args.json)
     return EXIT_OK
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
+    from .runtime_flags import start_detection, started
+
+    start_detection(args)
     from .cuda_builds import NO_RUNTIME, build_gaps
     from .detect.machine import detect_runtime, installed_gpu_code
     from .doctor import code_findings, code_packages, installed_requirements
@@ -290,7 +299,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     from .solve import Status, solve
 
     matrix = _load_matrix(args)
-    runtime = detect_runtime(root=args.root, matrix=matrix)
+    runtime = detect_runtime(root=args.root, matrix=matrix, started=started())
     requirements = installed_requirements(runtime, matrix)
     plan = make_plan(solve(requirements, runtime, matrix), runtime, matrix)
     codes, notes = installed_gpu_code(runtime, code_packages(matrix), root=args.root)
@@ -320,6 +329,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _cmd_explain(args: argparse.Namespace) -> int:
     """Exit 1 both when problems are found and when none is recognised (nothing is 'all good' to report)."""
+    from .runtime_flags import start_detection
+
+    if not (args.file and args.file != "-"):  # (a log file may be searched by forked workers: no threads before)
+        start_detection(args)
     from .explain import scan
     from .explain.fixes import fixes_for
     from .explain.planned import machine_for, merge_fixes, plan_diagnosis
@@ -328,7 +341,6 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     from .runtime_flags import runtime_for
 
     matrix = _load_matrix(args)
-    runtime = runtime_for(args, matrix)
     from .render.progress import byte_progress
 
     size = os.path.getsize(args.file) if args.file and args.file != "-" and os.path.isfile(args.file) else 0
@@ -340,6 +352,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         else:
             with open_input(args.text, args.file, on_progress=progress) as (source, lines):
                 result = scan(lines)
+    runtime = runtime_for(args, matrix)  # (its programs ran while the text was read)
     for d in result.diagnoses:
         machine = machine_for(d, runtime, matrix)  # with what the log says of the machine that failed
         planned = plan_diagnosis(d, machine, matrix)
@@ -438,7 +451,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .render.redacting import redacted_output
 
     with redacted_output(), stop_signals_raise():
-        return _run(args, debug)
+        try:
+            return _run(args, debug)
+        finally:
+            flags = sys.modules.get(f"{__package__}.runtime_flags")
+            if flags is not None:  # probes started early that no detection used
+                flags.stop_detection()
 
 
 def _parse(parser: argparse.ArgumentParser, words: list[str], whole: bool = False) -> argparse.Namespace:

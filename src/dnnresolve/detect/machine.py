@@ -34,9 +34,34 @@ def first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
-__all__ = ["detect_runtime", "installed_gpu_code", "runtime_from_flags"]
+__all__ = ["detect_runtime", "installed_gpu_code", "runtime_from_flags", "start_detection"]
 
 ROOT_PROGRAMS_ENV = "DNNRESOLVE_ROOT_PROGRAMS"
+
+
+def start_detection(
+    root: str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 5.0,
+    *,
+    run_programs: bool | None = None,
+    given: frozenset[str] = frozenset(),
+) -> ProbeContext:
+    """A probe context whose programs (nvidia-smi, the target Python, ldconfig, the module tool) already run, for
+    ``detect_runtime(started=...)``: a command starts them before it loads its data, so that the seconds they take
+    pass while it does. ``close()`` it if detection never comes."""
+    env = dict(os.environ if env is None else env)
+    if root is not None and not os.path.isdir(root):
+        raise UserError(f"--root {root}: not a directory")
+    if run_programs is None:
+        run_programs = root is None or env.get(ROOT_PROGRAMS_ENV) == "1"
+    ctx = ProbeContext(root, env, timeout, run_programs)
+    try:
+        _start(ctx, given)
+    except BaseException:
+        ctx.close()
+        raise
+    return ctx
 
 
 def detect_runtime(
@@ -47,22 +72,20 @@ def detect_runtime(
     matrix: Matrix | None = None,
     run_programs: bool | None = None,
     given: frozenset[str] = frozenset(),
+    started: ProbeContext | None = None,
 ) -> Runtime:
     """What the machine (or the copy of one under ``root``) provides, with where each fact came from.
 
     ``env`` is the target's environment (default: this process's). ``matrix`` names GPUs and frameworks;
     the packaged one is loaded when it is not given. The DNNRESOLVE_* overrides in ``env`` apply last.
     ``given``: components the caller's flags replace anyway ("cuda" and "cudnn" together, "driver" and "gpu"
-    together); their probes do not run.
+    together); their probes do not run. ``started``: what ``start_detection`` returned for the same arguments
+    (which it then replaces).
     """
-    env = dict(os.environ if env is None else env)
-    if root is not None and not os.path.isdir(root):
-        raise UserError(f"--root {root}: not a directory")
-    if run_programs is None:
-        run_programs = root is None or env.get(ROOT_PROGRAMS_ENV) == "1"
-    ctx = ProbeContext(root, env, timeout, run_programs)
-    matrix = matrix if matrix is not None else _packaged_matrix(ctx)
+    ctx = started or start_detection(root, env, timeout, run_programs=run_programs, given=given)
+    env = ctx.env
     try:
+        matrix = matrix if matrix is not None else _packaged_matrix(ctx)
         rt = _detect(ctx, matrix, given)
     finally:
         ctx.close()
@@ -83,13 +106,19 @@ def installed_gpu_code(
         ctx.close()
 
 
-def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = frozenset()) -> Runtime:
+def _start(ctx: ProbeContext, given: frozenset[str]) -> None:
+    """Start the probes' programs in the background (each runs once per context, however often asked)."""
     libraries = not {"cuda", "cudnn"} <= given  # flags name both: no toolkit or library probe runs
     devices = not {"driver", "gpu"} <= given  # flags name both: no nvidia-smi, no NVML
     for starter, wanted in ((smi.start, devices), (python_env.start, True), (linker.start, libraries)):
         if wanted:
             starter(ctx)
     modules.start(ctx)
+
+
+def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = frozenset()) -> Runtime:
+    libraries = not {"cuda", "cudnn"} <= given  # flags name both: no toolkit or library probe runs
+    devices = not {"driver", "gpu"} <= given  # flags name both: no nvidia-smi, no NVML
     # a daemon thread: NVML can hang inside the driver, and that must not keep the process alive
     nvml_job = Job(lambda: nvml.probe(ctx), "dnnresolve-nvml-probe") if devices else None
 
