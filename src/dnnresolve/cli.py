@@ -162,6 +162,13 @@ def _matrix_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cudnn", metavar="VERSION", help="releases built against this cuDNN series")
     p.add_argument("--os", choices=("linux", "windows"), help="only rows for this operating system")
     p.add_argument("--verbose", action="store_true", help="also show each release's sourcing notes (JSON has them)")
+    p.add_argument(
+        "--format",
+        choices=("text", "html"),
+        default="text",
+        help="'html' writes the whole matrix as one self-contained page, filterable, every cell linked to its source",
+    )
+    p.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
 
 
 def _update_args(p: argparse.ArgumentParser) -> None:
@@ -219,11 +226,40 @@ def _load_matrix(args: argparse.Namespace) -> Matrix:
     return load_matrix(source.path)
 
 
+def _write_output(text: str, path: str | None) -> None:
+    """``text`` to standard output, or to the file the user named (replaced whole, or left as it was)."""
+    if path is None:
+        sys.stdout.write(text)
+        return
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".dnnresolve-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # a file as any other program would write it, not mkstemp's 0600
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(tmp)
+        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from exc
+
+
 def _cmd_matrix(args: argparse.Namespace) -> int:
     from .query import matrix_query
     from .render import matrix as render
 
+    if args.format == "html" and (args.spec or args.cuda or args.cudnn or args.os or args.json):
+        raise UserError("--format html writes the whole matrix: filter it in the page (no SPEC, --cuda, --cudnn, --os)")
     matrix = _load_matrix(args)
+    if args.format == "html":
+        from .render.matrix_html import to_html
+
+        _write_output(to_html(matrix), args.output)
+        return EXIT_OK
     result = matrix_query(matrix, args.spec, cuda=args.cuda, cudnn=args.cudnn, os_name=args.os)
     render.emit(result, as_json=args.json, verbose=args.verbose)
     return EXIT_OK if result.found else EXIT_PROBLEMS

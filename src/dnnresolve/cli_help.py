@@ -103,6 +103,7 @@ HELP: dict[str, CommandHelp] = {
         (
             ("dnnresolve matrix torch==2.1.0", "every CUDA build of one release"),
             ("dnnresolve matrix tensorflow --cudnn 8.6", "the releases built against cuDNN 8.6"),
+            ("dnnresolve matrix --format html --output matrix.html", "the whole matrix as one page, to filter"),
         ),
         (
             (0, "rows were found"),

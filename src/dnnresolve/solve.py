@@ -760,3 +760,13 @@ def pins_of_form(
 def installed_cudnn_choices(runtime: Runtime, build: Sequence[CudnnVersion], rule: CudnnRule) -> list[CudnnInstall]:
     """cuDNN installs on the machine (not loaded first) that this release would accept."""
     return [c for c in runtime.cudnn if any(cudnn_compatible(b, c.version, rule) for b in build)]
+
+
+def variant_code(row: FrameworkRelease, cuda: CudaVersion) -> tuple[Archs, Archs, Archs]:
+    """The GPU code a CUDA variant of ``row`` carries: (SASS, arch-specific SASS, PTX)."""
+    return _variant_code(row, cuda)
+
+
+def gpu_check(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix) -> Check:
+    """The solver's verdict on the GPU of ``runtime`` for ``row``'s CUDA ``cuda`` build (the HTML page's)."""
+    return _check_gpu(row, cuda, runtime, matrix)
