@@ -709,3 +709,27 @@ def test_the_driver_flags_help_says_a_branch_is_accepted_and_what_it_means(run_c
     for command in ("plan", "check"):
         text = " ".join(run_cli(command, "--help", env={"COLUMNS": "200"}).stdout.split())
         assert "a branch alone (535 or 535.x) means some 535.x: verdicts that depend on its patch level say so" in text
+
+
+def test_a_mirror_of_pypi_selects_no_cuda_build(run_cli: Run, tmp_path: Path) -> None:
+    # mirror.baidu.com is named in Paddle's install pages for builds of several CUDA versions: it mirrors PyPI, so
+    # it serves PyPI's build; it used to read as the CUDA 9.0 index ("the matrix has no CUDA 9.0 build of it")
+    (tmp_path / "requirements.txt").write_text(
+        "--index-url https://mirror.baidu.com/pypi/simple\npaddlepaddle-gpu==2.5.0\n"
+    )
+    r = run_cli("check", "requirements.txt", "--driver", "560.35.03", "--gpu", "A100", "--python", "3.10", "--json",
+                cwd=tmp_path)  # fmt: skip
+    report = json.loads(r.stdout)
+    assert not [f for f in report["findings"] if f["rule"] == "cuda-disagreement"], report["findings"]
+
+
+def test_a_post_release_names_the_build_it_is(run_cli: Run, tmp_path: Path) -> None:
+    # Paddle's 2.2.2.post110 is release 2.2.2's CUDA 11.0 build (its install page's pip line), not its plain one
+    (tmp_path / "requirements.txt").write_text(
+        "--find-links https://www.paddlepaddle.org.cn/whl/linux/mkl/avx/stable.html\npaddlepaddle-gpu==2.2.2.post110\n"
+    )
+    r = run_cli("check", "requirements.txt", "--driver", "525.85.12", "--gpu", "V100", "--python", "3.9",
+                "--cuda", "11.8", "--cudnn", "8.6.0", "--json", cwd=tmp_path)  # fmt: skip
+    report = json.loads(r.stdout)
+    assert [line["release"] for line in report["checked_lines"]] == ["paddlepaddle-gpu 2.2.2 for CUDA 11.0"]
+    assert not [f for f in report["findings"] if f["severity"] == "error"], report["findings"]

@@ -131,7 +131,15 @@ def _explain_args(p: argparse.ArgumentParser) -> None:
 def _plan_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("specs", nargs="+", metavar="SPEC", help="a requirement: tensorflow-gpu==1.0, 'torch>=2.1'")
     _runtime_flags(p)
-    p.add_argument("--format", choices=("text", "sh"), default="text", help="'sh' writes the first option as a script")
+    p.add_argument(
+        "--format",
+        choices=("text", "sh", "requirements", "conda"),
+        default="text",
+        metavar="FORMAT",
+        help="text (default), or the first option as a file: 'sh' a script, 'requirements' a requirements.txt with "
+        "its index lines, 'conda' an environment.yml",
+    )
+    p.add_argument("--output", metavar="FILE", help="write the file to FILE instead of standard output")
     p.add_argument("--verify", action="store_true", help="check that each recommended wheel exists on its index")
 
 
@@ -300,6 +308,12 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         from .verify import verify_plan
 
         verify_plan(plan, args.runtime)
+    if args.format in ("requirements", "conda", "sh") and not args.json:
+        from .render import plan_files
+
+        writers = {"requirements": plan_files.to_requirements, "conda": plan_files.to_environment_yml}
+        _write_output(writers.get(args.format, render.to_sh)(plan), args.output)
+        return EXIT_OK if plan.satisfied else EXIT_PROBLEMS
     render.emit(plan, args.runtime, as_json=args.json, fmt=args.format)
     return EXIT_OK if plan.satisfied else EXIT_PROBLEMS
 

@@ -57,6 +57,10 @@ HELP: dict[str, CommandHelp] = {
         (
             ('dnnresolve plan tensorflow-gpu==1.0 --driver 375.26 --gpu "Tesla K20m"', "the classic case"),
             ("dnnresolve plan 'torch>=2.1' --target node.json --format sh", "a script for another machine"),
+            (
+                "dnnresolve plan torch==2.1.0 --driver 470.82.01 --format requirements",
+                "a requirements file with the index lines its pins need",
+            ),
         ),
         (
             (0, "the machine already runs every requirement and it is installed"),
