@@ -63,3 +63,16 @@ def test_a_plain_torch_pin_is_pypis_build_on_an_old_driver(run_cli, tmp_path: Pa
     assert r.returncode == 1
     findings = json.loads(r.stdout)["findings"]
     assert any(f["severity"] == "error" and "CUDA 12.1" in f["message"] for f in findings), findings
+
+
+def test_a_local_path_in_a_conda_pip_section_is_a_note(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # as in a popular research repository: pip builds submodules/diff-gaussian-rasterization from its directory
+    env = tmp_path / "environment.yml"
+    env.write_text(
+        "name: x\ndependencies:\n  - python=3.8\n  - pip\n  - pip:\n"
+        "    - submodules/diff-gaussian-rasterization\n    - git+https://github.com/a/b.git\n"
+    )
+    r = run_cli("check", str(env), "--driver", "535.104.05", "--json")
+    assert r.returncode == 0, r.stderr
+    messages = [f["message"] for f in json.loads(r.stdout)["findings"]]
+    assert any("submodules/diff-gaussian-rasterization: not checked: a local path" in m for m in messages), messages
