@@ -106,20 +106,18 @@ class FrameworkRelease:
         return self.covers.contains(version, prereleases=True)
 
     def for_version(self, version: Version) -> FrameworkRelease:
-        """This row as the answer for ``version``, a release it covers but is not named after (a row stands for a
-        stretch of releases whose pages state the same facts): the same facts, with pip steps that pinned the
-        row's own release (``cupy-cuda80==6.5.0``) pinning ``version`` instead. A step that pins another
-        release on purpose cannot be carried over: the series' patch that installs (``tensorflow[and-cuda]==2.15.1``:
-        2.15.0's extra asks for a tensorrt no index has), a build (``jaxlib==0.1.59+cuda110``,
-        ``paddlepaddle-gpu==2.0.2.post90``), or companions tied to the row's release (``torchvision``); a row with
-        such a step answers as it is, unless that step already pins ``version``, or ``version`` names a build by
-        its post release as the step does (``paddlepaddle-gpu==1.8.3.post97`` from ``1.8.4.post97``), or the row
-        says each release it covers was published in the same builds (``builds_each_release``: 2.6.1.post112
-        from 2.6.2.post112)."""
-        if version == self.version or not self.matches(version):
+        """This row as the answer for ``version``, a release it covers (a row stands for a stretch of releases whose
+        pages state the same facts): the same facts, with every pip step that pins the framework pinning ``version``
+        instead, so that a plan installs exactly the release asked (``tensorflow[and-cuda]==2.19.1`` of the 2.19
+        row becomes ``==2.19.0`` for 2.19.0). A step keeps its build: the local tag (``jaxlib==0.1.65+cuda110`` ->
+        ``0.1.61+cuda110``) and Paddle's build post (``2.4.2.post116`` -> ``2.4.1.post116``). Companions tied to the
+        row's release (``torchvision==0.16.0``) are left for pip to match."""
+        if not self.matches(version) and not self.matches(Version(version.base_version)):
             return self
         names = {canonicalize_name(n) for n in self.names}
         install = []
+        changed = False
+        dropped: set[str] = set()
         for rec in self.install:
             try:
                 req = parse_requirement(rec.requirement) if rec.kind == "pip" and "==" in rec.requirement else None
@@ -129,26 +127,35 @@ class FrameworkRelease:
             if req is None or text is None:
                 install.append(rec)
                 continue
+            base, _, local = text.partition("+")
             try:
-                pinned = Version(text)
+                pinned = Version(base)
             except InvalidVersion:
-                return self
-            # asked for a build by its post release (paddlepaddle-gpu==1.8.3.post97), the row's builds of its own
-            # release (1.8.4.post97: CUDA 9.0, 1.8.4.post107: CUDA 10.0) stand for that release's
-            own_build = pinned.post is not None and self.version.post is None and pinned.release == self.version.release
-            # or asked for a release the row covers, whose builds carry the same post tags as the row's own
-            post_build = own_build and (version.post is not None or self.builds_each_release)
-            if pinned == version:
                 install.append(rec)
-            elif pinned == self.version and not rec.companions and str(pinned) == text:
-                pin = replace(req, specifier=SpecifierSet(f"=={version}"))
-                install.append(replace(rec, requirement=str(pin)))
-            elif post_build and not rec.companions and str(pinned) == text:
-                pin = replace(req, specifier=SpecifierSet(f"=={Version(version.base_version)}.post{pinned.post}"))
-                install.append(replace(rec, requirement=str(pin)))
+                continue
+            release = version.base_version if version.post is not None and self.version.post is None else str(version)
+            if pinned.post is not None and self.version.post is None:  # a build post (Paddle's .post116: CUDA 11.6)
+                if version.post is None and version != self.version and not self.builds_each_release:
+                    dropped.add(rec.cuda)  # which builds another release had is not known
+                    changed = True
+                    continue
+                wanted = f"{Version(version.base_version)}.post{pinned.post}"
             else:
-                return self
-        return replace(self, version=version, install=tuple(install))
+                wanted = release
+            wanted += f"+{local}" if local else ""
+            if Version(wanted) == Version(text):  # (1.0 is 1.0.0: the step keeps the spelling of its page)
+                install.append(rec)
+                continue
+            changed = True
+            pin = replace(req, specifier=SpecifierSet(f"=={wanted}"))
+            install.append(replace(rec, requirement=str(pin), companions=()))
+        kept = {rec.cuda for rec in install if rec.kind == "pip"}
+        gone = dropped - kept
+        cuda = tuple(c for c in self.cuda if not any(_same_cuda(g, c) for g in gone if g))
+        if version == self.version and not changed:
+            return self
+        default = self.cuda_default if self.cuda_default in cuda else None
+        return replace(self, version=version, install=tuple(install), cuda=cuda, cuda_default=default)
 
     def with_extras(self, extras: frozenset[str]) -> FrameworkRelease:
         """This row as the answer for a requirement that names ``extras``: when pip recipes of the row name the
@@ -190,7 +197,7 @@ class FrameworkRelease:
     def recipe(self, cuda: CudaVersion | None, kind: str = "pip") -> InstallRecipe | None:
         """The recipe for this variant; one with an extra that brings the CUDA wheels (and-cuda, cuda12) first."""
         matches = [rec for rec in self.install if rec.kind == kind and _recipe_cuda_is(rec, cuda)]
-        matches.sort(key=lambda rec: "[" not in rec.requirement)
+        matches.sort(key=lambda rec: (not _names(rec, self.package), "[" not in rec.requirement))
         return matches[0] if matches else None
 
     def cudnn_for(self, cuda: CudaVersion | None) -> tuple[CudnnVersion, ...]:

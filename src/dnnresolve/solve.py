@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from .artifact import Artifact, Target, index_build, read, split_local, unresolvable, with_index
 from .compat import (
     DEPENDS,
     FULL,
@@ -29,7 +30,7 @@ from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime, Wh
 from .pkgname import canonicalize_name
 from .records import field, record
 from .specs import InvalidRequirement, Requirement, exact_version, parse_requirement
-from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
+from .versions import ComputeCapability, CudaVersion, CudnnVersion
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
 _DEFAULT_RULES = {"torch": CudnnRule.TORCH, "jax": CudnnRule.AT_LEAST, "jaxlib": CudnnRule.AT_LEAST}
@@ -220,27 +221,40 @@ def solve(requirements: Sequence[Requirement], runtime: Runtime, matrix: Matrix)
     return SolveResult(results, conflicts=find_conflicts(results, matrix))
 
 
-def solve_requirement(req: Requirement, runtime: Runtime, matrix: Matrix) -> RequirementResult:
-    """The candidates of one requirement, each variant checked against the runtime."""
+def solve_requirement(
+    req: Requirement, runtime: Runtime, matrix: Matrix, art: Artifact | None = None
+) -> RequirementResult:
+    """The candidates of one requirement, each variant checked against the runtime. ``art``: what the requirement
+    installs (``artifact.read``; its index context included), worked out here when not given."""
     name = canonicalize_name(req.name)
     installed = next((p for p in runtime.packages if canonicalize_name(p.name) == name), None)
     if name not in matrix.packages():
         return RequirementResult(req, name, known=False, installed=installed)
-    spec, variant = _split_local(req.specifier)
+    if art is None:
+        art = artifact_of(req, runtime, matrix)
+    spec, variant = art.specifier, art.cuda
+    release = art.release
+    if art.build_from.startswith("post") and release is not None and not matrix.find(name, spec):
+        spec = SpecifierSet(f"=={release.base_version}")  # a row of 2.3.2 holds its builds 2.3.2.post112, ...
     rows = [r for r in matrix.find(name, spec) if runtime.os in r.os] or matrix.find(name, spec)
-    exact = _exact_version(spec)
-    if exact is not None:  # a row covering the release asked for answers for that release, not its own
-        rows = [r.for_version(exact) for r in rows]
-        variant = variant or _build_named(rows, exact)
+    if release is not None:  # the row covering the release pip picks answers for that release, not its own
+        base = Version(release.base_version)
+        rows = [r.for_version(release) if r.matches(release) or r.matches(base) else r for r in rows]
+        if exact_version(spec) is not None:
+            rows = [r for r in rows if r.version == release] or rows
     if req.extras:  # the extras choose the form: jax[cuda12_local] loads the system's CUDA, jax[cuda12] brings it
         rows = [r.with_extras(req.extras) for r in rows]
-    result = RequirementResult(req, name, known=True, installed=installed, build_named=variant is not None)
+    result = RequirementResult(req, name, known=True, installed=installed, build_named=art.build_named)
+    if art.cpu:
+        variant = None
     # what is installed already is what runs (doctor reads its build); otherwise the form the requirement is in
     as_written = not req.extras and not (installed is not None and _has(spec, installed.version.split("+")[0]))
     for row in rows:
         variants: Iterable[CudaVersion | None] = row.cuda or [None]
         for cuda in variants:
             if variant is not None and (cuda is None or not variant.names_build(cuda)):
+                continue
+            if art.cpu and cuda is not None:
                 continue
             checks = evaluate(row, cuda, runtime, matrix)
             form = _check_form(req, row, cuda, runtime, matrix) if as_written and row.package == name else None
@@ -333,16 +347,44 @@ def _exact_version(spec: SpecifierSet) -> Version | None:
         return None
 
 
-def _build_named(rows: Sequence[FrameworkRelease], version: Version) -> CudaVersion | None:
-    """The CUDA of the build a pinned post release names (``paddlepaddle-gpu==1.8.5.post97``: its CUDA 9.0 build),
-    when a recipe of these rows pins exactly that release."""
-    if version.post is None:
-        return None
-    for row in rows:
+def artifact_of(req: Requirement, runtime: Runtime, matrix: Matrix, index_urls: tuple[str, ...] = ()) -> Artifact:
+    """What ``req`` installs on the runtime (``artifact.read``), with the builds the matrix's recipes name: each post
+    release's CUDA (Paddle's ``.post116``) and the CUDA of each index URL a recipe gives."""
+    name = canonicalize_name(req.name)
+    target = Target(runtime.os, runtime.python, runtime.machine, index_urls)
+    art = read(req, target, post_builds(matrix, name))
+    if index_urls and art.checkable and not art.build_named:
+        art = with_index(art, *index_build(index_urls, served_indexes(matrix, name)))
+    return art
+
+
+def post_builds(matrix: Matrix, package: str) -> dict[int, CudaVersion]:
+    """The CUDA build each post number of the package's recipes names (Paddle's ``.post116`` -> 11.6, ``.post97`` ->
+    9.0): the same on every release that has it."""
+    out: dict[int, CudaVersion] = {}
+    for row in matrix.releases(package):
         for rec in row.install:
-            if rec.kind == "pip" and rec.cuda and exact_version(_specifier_of(rec.requirement)) == str(version):
-                return CudaVersion.parse(rec.cuda)
-    return None
+            if rec.kind != "pip" or not rec.cuda or ".post" not in rec.requirement:
+                continue
+            text = exact_version(_specifier_of(rec.requirement))
+            try:
+                pinned = Version(text) if text else None
+            except InvalidVersion:
+                continue
+            if pinned is not None and pinned.post is not None and not pinned.local:
+                out.setdefault(pinned.post, CudaVersion.parse(rec.cuda))
+    return out
+
+
+def served_indexes(matrix: Matrix, package: str) -> dict[str, tuple[CudaVersion | None, str]]:
+    """Each index URL a recipe of the package gives, with the build it serves (None: a CPU index)."""
+    out: dict[str, tuple[CudaVersion | None, str]] = {}
+    for row in matrix.releases(package):
+        for rec in row.install:
+            if rec.kind == "pip" and rec.index_url:
+                cuda = CudaVersion.parse(rec.cuda) if rec.cuda else None
+                out.setdefault(rec.index_url.rstrip("/"), (cuda, rec.index_url))
+    return out
 
 
 def _specifier_of(requirement: str) -> SpecifierSet:
@@ -354,15 +396,8 @@ def _specifier_of(requirement: str) -> SpecifierSet:
 
 def _split_local(spec: SpecifierSet) -> tuple[SpecifierSet, CudaVersion | None]:
     """``==2.1.0+cu118`` -> (``==2.1.0``, CUDA 11.8): the local label picks a variant."""
-    out, variant = [], None
-    for s in spec:
-        version = s.version
-        if "+" in version:
-            tag = parse_build_tag(version)
-            variant = tag.cuda if tag.is_cuda else variant
-            version = version.split("+")[0]
-        out.append(f"{s.operator}{version}")
-    return SpecifierSet(",".join(out)), variant
+    plain, cuda, _, _ = split_local(spec)
+    return plain, cuda
 
 
 def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, matrix: Matrix) -> list[Check]:
@@ -430,6 +465,9 @@ def _check_recipe(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runt
     "install": it concerns the command a plan gives, not the release (``check`` keeps it for a pin that asks
     for that extra)."""
     rec = row.recipe(cuda)
+    broken = unresolvable(rec.requirement) if rec is not None and rec.kind == "pip" else ""
+    if rec is not None and broken:
+        return Check("install", Status.FAIL, f"pip cannot install {rec.requirement}: {broken}", "", "", row.source)
     if rec is None or not rec.python or runtime.python is None:
         return None
     have = runtime.python.series

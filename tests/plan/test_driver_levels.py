@@ -130,7 +130,7 @@ def test_a_gpu_that_needs_its_ptx_compiled_moves_the_upgrade_to_full_support() -
     # TensorFlow 2.15 carries PTX for compute_80 only beyond sm_75: an RTX 4090 (sm_89) needs it compiled, which a
     # driver running CUDA 12.2 through minor-version compatibility cannot do; 535.54.03 (CUDA 12.2's own) can
     rt = machine("530.30.02", "8.9")
-    plan = make_plan(solve([parse_requirement("tensorflow==2.15.0")], rt, load_matrix()), rt, load_matrix())
+    plan = make_plan(solve([parse_requirement("tensorflow==2.15.1")], rt, load_matrix()), rt, load_matrix())
     rp = plan.requirements[0]
     best = rp.result.best
     assert best is not None and [c.component for c in best.failures] == ["compute_capability"]

@@ -186,11 +186,18 @@ def test_brand_new_gpu_on_an_old_framework_moves_to_a_release_that_knows_it() ->
 
 def test_pip_era_tensorflow_brings_its_own_cuda() -> None:
     rt = modern_node("A100-SXM4-40GB", "8.0", "535.104.05")
-    rp = plan_for("tensorflow==2.15", rt).requirements[0]
+    rp = plan_for("tensorflow==2.15.1", rt).requirements[0]
     best = rp.result.best
     assert best is not None and best.ok and best.check("cuda") is None  # no system CUDA needed
-    # the patch that installs: 2.15.0's and-cuda extra asks for tensorrt==8.6.1.post1, which no index serves
     assert rp.options[0].steps[-1].shell == "python -m pip install 'tensorflow[and-cuda]==2.15.1'"
+    # 2.15.0 is planned as itself, never as 2.15.1: its and-cuda extra asks for tensorrt==8.6.1.post1, which no
+    # index serves (recorded from pip's resolver), and the plan says so
+    rp = plan_for("tensorflow==2.15", rt).requirements[0]
+    best = rp.result.best
+    assert best is not None and str(best.release.version) == "2.15.0"
+    install = best.check("install")
+    assert install is not None and "tensorrt==8.6.1.post1" in install.reason
+    assert not [a for o in rp.options for s in o.steps for a in s.argv if "2.15.1" in a]
 
 
 def test_a_release_covered_by_another_rows_name_is_planned_as_itself() -> None:
@@ -200,9 +207,12 @@ def test_a_release_covered_by_another_rows_name_is_planned_as_itself() -> None:
     best = rp.result.best
     assert best is not None and str(best.release.version) == "6.1.0"
     assert "python -m pip install cupy-cuda80==6.1.0" in [s.shell for o in rp.options for s in o.steps]
-    # a recipe naming a build (Paddle's .post90 wheels) is not carried over to a release it does not name
+    # a recipe naming a build (Paddle's .post90 wheels) is not carried over to a release it does not name: 2.0.1 is
+    # planned as itself, in the one build known to exist, PyPI's
     rp = plan_for("paddlepaddle-gpu==2.0.1", rt).requirements[0]
-    assert rp.result.best is not None and str(rp.result.best.release.version) == "2.0.2"
+    best = rp.result.best
+    assert best is not None and str(best.release.version) == "2.0.1" and str(best.cuda) == "10.2"
+    assert {str(c.cuda) for c in rp.result.candidates} == {"10.2"}
 
 
 def test_two_frameworks_whose_pinned_cuda_wheels_clash(run_cli) -> None:  # type: ignore[no-untyped-def]
@@ -665,9 +675,11 @@ def test_a_release_pin_keeps_its_build_where_each_release_had_the_same_builds() 
         a for o in plan_for("paddlepaddle-gpu==1.8.2", rt).requirements[0].options for s in o.steps for a in s.argv
     ]
     assert "paddlepaddle-gpu==1.8.2.post107" in steps and not [a for a in steps if "1.8.4" in a]
-    # a row without that word still answers as itself: its builds' numbers are not known for another release
+    # a row without that word answers for the release asked, in PyPI's build: its other builds' numbers are not
+    # known for another release
     rp = plan_for("paddlepaddle-gpu==2.0.1", rt).requirements[0]
-    assert rp.result.best is not None and str(rp.result.best.release.version) == "2.0.2"
+    assert rp.result.best is not None and str(rp.result.best.release.version) == "2.0.1"
+    assert not [a for o in rp.options for s in o.steps for a in s.argv if "2.0.2" in a]
 
 
 def test_libraries_by_hand_on_windows_are_windows_steps() -> None:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..artifact import unnamed_line
 from ..errors import UserError
 from ..records import field, record, replace
 from .interface import IndexContext, InvalidRequirement, LocatedRequirement, Skipped, SourceFile, parse_requirement
@@ -136,8 +137,10 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _requirement(file: str, number: int, text: str, state: PipLines, constraint: bool, group: str) -> None:
-    if _URLISH.match(text) or _ARCHIVE.search(text.split(";")[0].strip()):
-        state.skipped.append(Skipped(file, number, text, "URL, VCS or local path requirement: not checked"))
+    why = unnamed_line(text)
+    if why or _URLISH.match(text) or _ARCHIVE.search(text.split(";")[0].strip()):
+        # pip installs it (a path such as submodules/diff-gaussian-rasterization is built from its directory)
+        state.skipped.append(Skipped(file, number, text, why or "not checked: a URL, VCS link or local path"))
         return
     try:
         req = parse_requirement(text)

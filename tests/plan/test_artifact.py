@@ -1,0 +1,78 @@
+"""A plan installs exactly the release asked, in a build that exists (issue 21)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+MODERN = (
+    "--no-detect",
+    "--os",
+    "linux",
+    "--python",
+    "3.11",
+    "--cuda",
+    "12.5",
+    "--cudnn",
+    "9.3",
+    "--driver",
+    "555.42.02",
+)
+OLD = ("--no-detect", "--os", "linux", "--python", "3.9", "--cuda", "11.6", "--cudnn", "8.4", "--driver", "555.42.02")
+
+
+def _steps(run_cli, spec: str, target: tuple[str, ...]) -> tuple[dict, list[str]]:  # type: ignore[no-untyped-def,type-arg]
+    r = run_cli("plan", spec, *target, "--gpu", "8.9", "--json")
+    assert r.returncode in (0, 1), r.stderr
+    req = json.loads(r.stdout)["requirements"][0]
+    shells = [" ".join(s["argv"]) for o in req["options"] for s in o["steps"] if s.get("argv")]
+    return req, shells
+
+
+@pytest.mark.parametrize("version", ["2.19.0", "2.18.0", "2.17.0", "2.16.1"])
+def test_a_tensorflow_pin_installs_that_release(run_cli, version: str) -> None:  # type: ignore[no-untyped-def]
+    _, shells = _steps(run_cli, f"tensorflow=={version}", MODERN)
+    assert f"python -m pip install tensorflow[and-cuda]=={version}" in shells, shells
+
+
+@pytest.mark.parametrize(
+    ("spec", "pin"), [("jaxlib==0.1.61", "jaxlib==0.1.61+cuda"), ("jaxlib==0.1.66", "jaxlib==0.1.66+cuda")]
+)
+def test_a_jaxlib_pin_installs_that_release(run_cli, spec: str, pin: str) -> None:  # type: ignore[no-untyped-def]
+    _, shells = _steps(run_cli, spec, OLD)
+    ours = [s for s in shells if "jaxlib==" in s]
+    assert ours and all(pin in s for s in ours), shells
+
+
+def test_a_paddle_post_release_plans_its_own_build(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # .post116 is Paddle's CUDA 11.6 build of 2.4.2; 2.3.2.post112 its CUDA 11.2 build of 2.3.2 (row ==2.3.2)
+    for spec, cuda in (("paddlepaddle-gpu==2.4.2.post116", "11.6"), ("paddlepaddle-gpu==2.3.2.post112", "11.2")):
+        r = run_cli("plan", spec, *OLD, "--gpu", "8.6", "--json")
+        req = json.loads(r.stdout)["requirements"][0]
+        assert req["cuda_variant"] == cuda, (spec, req["release"], req["cuda_variant"])
+        assert "no release" not in r.stdout
+
+
+def test_a_plain_torch_pin_is_pypis_build_on_an_old_driver(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # no index line: pip installs PyPI's torch 2.1.0, the CUDA 12.1 build, which needs driver >= 525.60.13
+    req = tmp_path / "requirements.txt"
+    req.write_text("torch==2.1.0\n")
+    r = run_cli("check", str(req), "--driver", "470.82.01", "--python", "3.11", "--json")
+    assert r.returncode == 1
+    findings = json.loads(r.stdout)["findings"]
+    assert any(f["severity"] == "error" and "CUDA 12.1" in f["message"] for f in findings), findings
+
+
+def test_a_local_path_in_a_conda_pip_section_is_a_note(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # as in a popular research repository: pip builds submodules/diff-gaussian-rasterization from its directory
+    env = tmp_path / "environment.yml"
+    env.write_text(
+        "name: x\ndependencies:\n  - python=3.8\n  - pip\n  - pip:\n"
+        "    - submodules/diff-gaussian-rasterization\n    - git+https://github.com/a/b.git\n"
+    )
+    r = run_cli("check", str(env), "--driver", "535.104.05", "--json")
+    assert r.returncode == 0, r.stderr
+    messages = [f["message"] for f in json.loads(r.stdout)["findings"]]
+    assert any("submodules/diff-gaussian-rasterization: not checked: a local path" in m for m in messages), messages
