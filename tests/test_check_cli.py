@@ -731,5 +731,5 @@ def test_a_post_release_names_the_build_it_is(run_cli: Run, tmp_path: Path) -> N
     r = run_cli("check", "requirements.txt", "--driver", "525.85.12", "--gpu", "V100", "--python", "3.9",
                 "--cuda", "11.8", "--cudnn", "8.6.0", "--json", cwd=tmp_path)  # fmt: skip
     report = json.loads(r.stdout)
-    assert [line["release"] for line in report["checked_lines"]] == ["paddlepaddle-gpu 2.2.2 for CUDA 11.0"]
+    assert [line["release"] for line in report["checked_lines"]] == ["paddlepaddle-gpu 2.2.2.post110 for CUDA 11.0"]
     assert not [f for f in report["findings"] if f["severity"] == "error"], report["findings"]

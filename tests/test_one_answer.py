@@ -193,12 +193,12 @@ def test_check_text_ends_with_what_was_checked_and_passed(run_cli: RunCli, tmp_p
 def test_check_fix_is_plans_first_option_as_lines_to_paste(run_cli: RunCli, tmp_path: Path) -> None:
     """check's fix for a pin the machine cannot run is plan's first option for that machine: its instruction,
     then each step on a line of its own: a command whole (as plan writes it), an instruction wrapped."""
-    (tmp_path / "requirements.txt").write_text("tensorflow==2.15.0\ntorch==2.8.0\n")
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.16.1\ntorch==2.8.0\n")
     flags = MACHINES["t4-driver470"].flags()
     checked = json.loads(run_cli("check", "requirements.txt", *flags, "--json").stdout)
     text = run_cli("check", "requirements.txt", *flags, env={"COLUMNS": "80"}).stdout
     lines = [line.strip() for line in text.splitlines()]
-    for finding, spec in zip(checked["findings"], ("tensorflow==2.15.0", "torch==2.8.0"), strict=True):
+    for finding, spec in zip(checked["findings"], ("tensorflow==2.16.1", "torch==2.8.0"), strict=True):
         option = json.loads(run_cli("plan", spec, *flags, "--json").stdout)["requirements"][0]["options"][0]
         steps = [s["command"] or s["description"] for s in option["steps"]]
         assert finding["fix_steps"] == steps

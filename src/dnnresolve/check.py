@@ -16,6 +16,7 @@ from typing import Any
 from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
 
+from .artifact import index_build
 from .check_pairs import (
     Brought,
     Pin,
@@ -47,13 +48,14 @@ from .solve import (
     needs_system_cuda,
     pinned_specifiers,
     pins_of_form,
+    served_indexes,
     solve_requirement,
     specifiers_intersect,
     under_its_own_name,
 )
 from .sources.interface import LocatedRequirement, SourceFile
-from .specs import InvalidRequirement, Requirement, parse_requirement
-from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, parse_build_tag, parse_cuda_tag
+from .specs import Requirement, parse_requirement
+from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, parse_build_tag
 
 # conda packages that set the CUDA (or cuDNN) of an environment rather than install a framework
 CONDA_CUDA = ("cudatoolkit", "cuda-version", "cuda-toolkit", "cuda-runtime", "cuda-cudart", "cuda")
@@ -63,7 +65,6 @@ _ENVIRONMENT = frozenset((*CONDA_CUDA, *CONDA_CUDA_VARIANT, "cudnn", "python", "
 # conda packages that are never a framework, whatever a recipe lists first
 _NOT_FRAMEWORKS = _ENVIRONMENT | {"cpuonly"}
 _GPU_NAME = re.compile(r"cuda|cudnn|gpu|nvidia|tensorrt|cupy|triton|(^|-)cu\d+")
-_INDEX_TAG = re.compile(r"/whl/(cu\d{2,4}|cpu|rocm[\d.]+)/?$")
 
 
 class _Memo:
@@ -277,14 +278,6 @@ def _pin(located: LocatedRequirement, source: SourceFile, matrix: Matrix, memo: 
             tag = parse_build_tag(s.version)
             pin.variant, pin.cpu = tag.cuda, tag.kind == "cpu"
             pin.variant_from = f"local tag +{tag.label}"
-    if pin.variant is None and not pin.cpu:
-        pin.variant, pin.cpu, pin.variant_from = _variant_from_version(package, req, matrix)
-        if pin.variant_from:  # the build is named; the release is the version without its post segment
-            from packaging.version import Version
-
-            (exact,) = [s.version for s in req.specifier if s.operator in ("==", "===")]
-            extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
-            pin.requirement = parse_requirement(f"{req.name}{extras}=={Version(exact).base_version}")
     if pin.variant is None and not pin.cpu and located.index.urls:
         key = (package, located.index.urls)
         if key not in memo.index_variants:
@@ -301,61 +294,9 @@ def _pin(located: LocatedRequirement, source: SourceFile, matrix: Matrix, memo: 
     return pin
 
 
-def _variant_from_version(package: str, req: Requirement, matrix: Matrix) -> tuple[CudaVersion | None, bool, str]:
-    """(CUDA variant, CPU build, why) that an exact version names by itself, where the matrix's recipes give each
-    build a version of its own (Paddle's 2.2.2.post110 is the CUDA 11.0 build; 2.2.2 is another)."""
-    exact = [s.version for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
-    if len(exact) != 1 or "+" in exact[0] or not _post_release(exact[0]):
-        return None, False, ""
-    cudas = set()
-    for row in matrix.releases(package):
-        for recipe in row.install:
-            if recipe.kind != "pip" or not recipe.requirement:
-                continue
-            try:
-                named = parse_requirement(recipe.requirement)
-            except InvalidRequirement:
-                continue
-            if any(s.operator == "==" and s.version == exact[0] for s in named.specifier):
-                cudas.add(recipe.cuda)
-    if len(cudas) != 1:
-        return None, False, ""
-    (cuda,) = cudas
-    return (CudaVersion.parse(cuda) if cuda else None), cuda == "", f"version {exact[0]}"
-
-
-def _post_release(version: str) -> bool:
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        return Version(version).post is not None
-    except InvalidVersion:
-        return False
-
-
 def _variant_from_index(package: str, urls: tuple[str, ...], matrix: Matrix) -> tuple[CudaVersion | None, bool, str]:
-    """(CUDA variant, CPU build, why) that the package indexes in force select, if they select one: an index the
-    matrix names for one build only (download.pytorch.org/whl/cu118). An index named for builds of several CUDA
-    versions is a mirror of PyPI (mirror.baidu.com for Paddle): it serves PyPI's default build and selects none."""
-    wanted = {u.rstrip("/") for u in urls}
-    builds: dict[str, set[str]] = {}
-    for row in matrix.releases(package):
-        for recipe in row.install:
-            if recipe.kind == "pip" and recipe.index_url and recipe.index_url.rstrip("/") in wanted:
-                builds.setdefault(recipe.index_url, set()).add(recipe.cuda)
-    for url, cudas in builds.items():
-        if len(cudas) == 1:
-            (cuda,) = cudas
-            return (CudaVersion.parse(cuda) if cuda else None), cuda == "", f"index {url}"
-    if builds:
-        return None, False, ""
-    served = any(r.kind == "pip" and r.index_url for row in matrix.releases(package) for r in row.install)
-    for url in urls if served else ():
-        m = _INDEX_TAG.search(url)
-        if m and "pytorch" in url:
-            tag = m.group(1)
-            return (parse_cuda_tag(tag) if tag.startswith("cu") else None), tag == "cpu", f"index {url}"
-    return None, False, ""
+    """(CUDA variant, CPU build, why) that the package indexes in force select, if they select one."""
+    return index_build(urls, served_indexes(matrix, package))
 
 
 def _solve(pin: Pin, env: str, runtime: Runtime, matrix: Matrix, memo: _Memo) -> Solved:

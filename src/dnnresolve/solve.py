@@ -377,14 +377,19 @@ def post_builds(matrix: Matrix, package: str) -> dict[int, CudaVersion]:
 
 
 def served_indexes(matrix: Matrix, package: str) -> dict[str, tuple[CudaVersion | None, str]]:
-    """Each index URL a recipe of the package gives, with the build it serves (None: a CPU index)."""
-    out: dict[str, tuple[CudaVersion | None, str]] = {}
+    """Each index URL a recipe of the package gives for one build only, with that build (None: a CPU index). An index
+    named for builds of several CUDA versions is a mirror of PyPI (mirror.baidu.com for Paddle): it serves PyPI's
+    default build and selects none."""
+    builds: dict[str, tuple[set[str], str]] = {}
     for row in matrix.releases(package):
         for rec in row.install:
             if rec.kind == "pip" and rec.index_url:
-                cuda = CudaVersion.parse(rec.cuda) if rec.cuda else None
-                out.setdefault(rec.index_url.rstrip("/"), (cuda, rec.index_url))
-    return out
+                builds.setdefault(rec.index_url.rstrip("/"), (set(), rec.index_url))[0].add(rec.cuda)
+    return {
+        url: (CudaVersion.parse(next(iter(cudas))) if next(iter(cudas)) else None, named)
+        for url, (cudas, named) in builds.items()
+        if len(cudas) == 1
+    }
 
 
 def _specifier_of(requirement: str) -> SpecifierSet:
