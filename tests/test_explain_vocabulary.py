@@ -145,3 +145,39 @@ def test_a_library_name_no_catalog_row_spells_is_decoded_by_rule(run_cli: Callab
     (d,) = json.loads(result.stdout)["diagnoses"]
     assert d["kind"] == "missing_library"
     assert d["expected"] == {"library": "libnvinfer.so.8.6.1", "tensorrt": "8"}
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "found", "expected"),
+    [
+        (  # https://github.com/NVIDIA/nvidia-docker/issues/1442
+            "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.0, please update your driver",
+            "driver_too_old",
+            {},
+            {"cuda": "11.0"},
+        ),
+        (  # https://github.com/CMU-Perceptual-Computing-Lab/openpose/issues/2053
+            "nvcc fatal   : Unsupported gpu architecture 'compute_86'",
+            "arch_unsupported",
+            {"compute_capability": "8.6"},
+            {},
+        ),
+        (  # https://github.com/NVIDIA/TensorRT/issues/2983
+            "[TRT] [E] 6: The engine plan file is not compatible with this version of TensorRT, expecting library "
+            "version 8.6.1.6 got 8.6.0.12, please rebuild.",
+            "other",
+            {},
+            {},
+        ),
+        (  # https://github.com/AILab-CVC/Make-Your-Video/issues/4
+            "Error: Could not load library libcudnn_cnn_infer.so.8",
+            "missing_library",
+            {},
+            {"library": "libcudnn_cnn_infer.so.8", "cudnn": "8"},
+        ),
+        ("RuntimeError: CUDA error: no kernel image is available for execution", "arch_unsupported", {}, {}),
+    ],
+)
+def test_families_that_had_no_diagnosis(text: str, kind: str, found: dict[str, str], expected: dict[str, str]) -> None:
+    (d,) = diagnose([text])
+    assert (d.kind, d.found, d.expected) == (kind, found, expected)

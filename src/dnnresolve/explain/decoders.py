@@ -350,6 +350,13 @@ def cuda_cudnn_majors(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, f
     return Decoded({}, {"cuda": f"{cuda}.x", "cudnn": f"{cudnn}.x"}, rows, facts)
 
 
+def cuda_required(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    """The CUDA a program or image requires (nvidia-container-cli's ``cuda>=12.8``)."""
+    cuda = CudaVersion.parse(m.group("cuda"))
+    rows = [("needs", f"a driver that supports CUDA {cuda} or newer")]
+    return Decoded({}, {"cuda": str(cuda)}, rows, {"cuda": str(cuda), "want_cuda": str(cuda)})
+
+
 def plain(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     """The named groups as they are, as rows and as facts for the fix templates (jaxlib's ``{needs}``)."""
     groups = {k: v for k, v in m.groupdict().items() if v}
@@ -366,5 +373,6 @@ DECODERS: dict[str, Decoder] = {
     "compute_capability": compute_capability,
     "cuda_cudnn_majors": cuda_cudnn_majors,
     "plain": plain,
+    "cuda_required": cuda_required,
     "status_code": status_code,
 }
