@@ -46,6 +46,7 @@ COMPILERS = (
     "explain/__init__.py",
     "explain/catalog.py",
     "explain/decoders.py",
+    "explain/vocabulary.py",
 )
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -164,20 +165,22 @@ def _open(path: Path, kind: str, key: str | None, private: bool) -> Compiled | N
         return None
 
 
-SHIPPED = (("matrix", "compat_matrix"), ("catalog", "error_catalog"))
+SHIPPED = (("matrix", "compat_matrix"), ("catalog", "error_catalog"), ("vocabulary", "nvidia_vocabulary"))
 
 
 def compile_shipped(data_dir: Path, out_dir: Path) -> list[Path]:
     """Compile ``data_dir``'s matrix and catalog into ``out_dir/<name>.compiled`` (the wheel's build step); a file
     that fails validation raises its MatrixError."""
     from .explain.catalog import compile_catalog
+    from .explain.vocabulary import compile_vocabulary
     from .matrix import compile_matrix
 
+    compilers = {"matrix": compile_matrix, "catalog": compile_catalog, "vocabulary": compile_vocabulary}
     made = []
     for kind, name in SHIPPED:
         source = data_dir / f"{name}.toml"
         data = source.read_bytes()
-        blobs, meta = (compile_matrix if kind == "matrix" else compile_catalog)(data, str(source))
+        blobs, meta = compilers[kind](data, str(source))
         target = out_dir / f"{name}{SUFFIX}"
         target.write_bytes(build(kind, source_key(data), blobs, meta))
         made.append(target)

@@ -60,6 +60,7 @@ class CatalogEntry:
     rule: str = ""  # the rule broken, as a template
     consequence_of: tuple[str, ...] = ()
     fixes: tuple[FixTemplate, ...] = ()
+    codes: tuple[str, ...] = ()  # status codes of the vocabulary this entry advises on (upper case)
     line: int = 0
     path: str = ""
 
@@ -104,6 +105,11 @@ class Catalog:
             if e.id == entry_id:
                 return e
         raise KeyError(entry_id)
+
+    def advice_for(self, code: str) -> str:
+        """The id of the entry that advises on a status code (its ``codes`` list it), or ""."""
+        up = code.upper()
+        return next((e.id for e in self.entries if up in e.codes), "")
 
     def framework_name(self, framework: str | None) -> str:
         if not framework:
@@ -241,7 +247,7 @@ def catalog_from_document(
     doc: dict[str, Any], headers: dict[str, list[int]], path: str, compile_now: bool = True
 ) -> Catalog:
     """The catalog in a parsed document, validated; ``headers`` gives each table's row lines for errors."""
-    from .decoders import DECODERS  # the decoders module names the functions a row may use
+    from .decoders import DECODERS  # the functions a row may name (imported here: the catalog loads lazily)
 
     names, packages = doc.get("frameworks", {}), doc.get("packages", {})
     for table, value in (("frameworks", names), ("packages", packages)):
@@ -296,8 +302,14 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
     decoder = s("decoder")
     if decoder not in decoders:
         raise CatalogError(f"{where}: no decoder named {decoder!r}", path, line)
-    anchors = row.get("anchors")
-    if not isinstance(anchors, list) or not anchors or not all(isinstance(a, str) and a for a in anchors):
+    # an entry that only advises on the vocabulary's codes (``codes``) needs no sentence of its own
+    advice_only = bool(row.get("codes")) and "anchors" not in row and "pattern" not in row
+    anchors = [] if advice_only else row.get("anchors")
+    if (
+        not isinstance(anchors, list)
+        or not (anchors or advice_only)
+        or not all(isinstance(a, str) and a for a in anchors)
+    ):
         raise CatalogError(f"{where}: anchors must be a non-empty list of strings", path, line)
     source = s("source")
     if not source.startswith(("https://", "http://")):
@@ -311,6 +323,9 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
     consequence_of = row.get("consequence_of", [])
     if not isinstance(consequence_of, list) or any(k not in KINDS for k in consequence_of):
         raise CatalogError(f"{where}: consequence_of must list kinds", path, line)
+    codes = row.get("codes", [])
+    if not isinstance(codes, list) or not all(isinstance(c, str) and c for c in codes):
+        raise CatalogError(f"{where}: codes must be a list of status code names", path, line)
     fixes = []
     for fix in row.get("fixes", []):
         if not isinstance(fix, dict) or fix.get("channel") not in CHANNELS or not isinstance(fix.get("text"), str):
@@ -321,7 +336,7 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
         kind=kind,
         framework=str(row.get("framework", "")),
         anchors=tuple(a.lower() for a in anchors),
-        pattern_text=s("pattern"),
+        pattern_text="(?!)" if advice_only else s("pattern"),
         decoder=decoder,
         summary=s("summary"),
         explanation=s("explanation"),
@@ -330,6 +345,7 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
         rule=str(row.get("rule", "")),
         consequence_of=tuple(consequence_of),
         fixes=tuple(fixes),
+        codes=tuple(c.upper() for c in codes),
         line=line or 0,
         path=path,
     )

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
 from ..records import field, record
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
-from .catalog import Catalog, CatalogEntry
+
+if TYPE_CHECKING:  # the catalog imports this module (its rows name these functions), not the other way round
+    from .catalog import Catalog, CatalogEntry
 
 __all__ = ["DECODERS", "Decoded", "decode"]
 
@@ -26,9 +29,12 @@ class Decoded:
     rows: list[tuple[str, str]] = field(default_factory=list)  # (label, decoded fact) for the reader
     facts: dict[str, str] = field(default_factory=dict)  # placeholders for rule and fix templates
     rule: str = ""
+    kind: str = ""  # the kind the vocabulary gives, in place of the entry's
+    advice: str = ""  # the catalog entry that advises on it (its summary, explanation and fixes), if not this one
+    source: str = ""  # where the vocabulary read it, in place of the entry's source
 
 
-Decoder = Callable[["re.Match[str]", CatalogEntry, Catalog, str], "Decoded | None"]
+Decoder = Callable[["re.Match[str]", "CatalogEntry", "Catalog", str], "Decoded | None"]
 
 
 def decode(match: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
@@ -206,7 +212,7 @@ def library(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: 
     name = re.split(r"[\\/]", m.group("lib").strip().strip("'\""))[-1]
     known = catalog.library(name)
     if known is None:
-        return None  # not a GPU library dnnresolve knows: say nothing rather than guess
+        return _library_by_rule(name)
     rule, groups = known
     windows = name.lower().endswith(".dll")
     facts: dict[str, str] = {"library": name, "path_var": "PATH" if windows else "LD_LIBRARY_PATH"}
@@ -230,6 +236,69 @@ def library(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: 
     if rule.note:
         rows.append(("note", rule.note))
     return Decoded({}, expected, rows, facts)
+
+
+_WHAT = {
+    "cudnn": "cuDNN {major}",
+    "tensorrt": "TensorRT {major}",
+    "nccl": "NCCL {major}",
+    "cuda": "a CUDA {major}.x library",
+    "cuda_math": "a CUDA math library (its number, {major}, is the library's own major, not the CUDA release)",
+    "driver": "the NVIDIA driver's library",
+}
+
+
+def _library_by_rule(name: str) -> Decoded | None:
+    """A library name no catalog row spells, read by the vocabulary's rule (``libnvinfer.so.8.6.1``,
+    ``nvinfer_10.dll``); None for a name that is no NVIDIA library's."""
+    from .vocabulary import read_library_name
+
+    lib = read_library_name(name)
+    if lib is None:
+        return None
+    facts = {"library": name, "path_var": "PATH" if lib.windows else "LD_LIBRARY_PATH"}
+    expected = {"library": name}
+    major = str(lib.version[0]) if lib.version else ""
+    if lib.component == "cuda" and major:
+        cuda = parse_cuda_tag("cu" + major) if lib.windows and len(major) >= 3 else CudaVersion((int(major),))
+        facts["cuda"] = expected["cuda"] = str(cuda)
+    elif lib.component in ("cudnn", "tensorrt", "nccl") and major:
+        facts[lib.component] = expected[lib.component] = major
+        if lib.component == "cudnn" and not lib.windows:
+            facts["module_hint"] = f"cudnn/{major}"
+    what = _WHAT[lib.component].format(major=major) if major else f"an NVIDIA library ({lib.stem})"
+    facts["what"] = what
+    rows = [("missing", f"{name}: {what}")]
+    if len(lib.version) > 1 and not lib.windows:
+        rows.append(("version", f"{'.'.join(map(str, lib.version))}: the release the name was linked against"))
+    return Decoded({}, expected, rows, facts)
+
+
+# ---------------------------------------------------------------- status codes
+
+
+def status_code(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    """A status or error code NVIDIA's libraries define (``CUBLAS_STATUS_NOT_INITIALIZED``, ``cudaErrorNoDevice``),
+    named as the vocabulary names it: its kind, number, meaning and where it is defined. A catalog entry whose
+    ``codes`` list it advises on it; a success code, or a name no header defines, is no diagnosis."""
+    from .vocabulary import load_vocabulary
+
+    vocabulary = load_vocabulary()
+    codes = [c for c in vocabulary.code(m.group("code")) if c.kind != "ok"]
+    if not codes:
+        return None
+    code = codes[-1]  # the newest header's numbering (cuDNN 9 renumbered its statuses)
+    numbers = " or ".join(dict.fromkeys(str(c.value) for c in codes))
+    rows = [("code", f"{code.name} = {numbers} ({code.type}, {code.library})")]
+    if code.meaning:
+        rows.append(("meaning", code.meaning))
+    rows.append(("defined in", code.source))
+    # cuBLAS's header gives no comments: its names say it ("CUBLAS_STATUS_NOT_INITIALIZED": not initialized)
+    words = re.sub(r"^(?:[A-Z]+_(?:STATUS|ERROR)_|CUFFT_|cudaError|nccl)", "", code.name)
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", words).replace("_", " ").lower()
+    facts = {"code": code.name, "code_library": code.library, "meaning": code.meaning.rstrip(".") or words}
+    advice = catalog.advice_for(code.name)
+    return Decoded(rows=rows, facts=facts, kind=code.kind, advice=advice, source=vocabulary.source_url(code))
 
 
 # ---------------------------------------------------------------- GPU architecture
@@ -281,6 +350,13 @@ def cuda_cudnn_majors(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, f
     return Decoded({}, {"cuda": f"{cuda}.x", "cudnn": f"{cudnn}.x"}, rows, facts)
 
 
+def cuda_required(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    """The CUDA a program or image requires (nvidia-container-cli's ``cuda>=12.8``)."""
+    cuda = CudaVersion.parse(m.group("cuda"))
+    rows = [("needs", f"a driver that supports CUDA {cuda} or newer")]
+    return Decoded({}, {"cuda": str(cuda)}, rows, {"cuda": str(cuda), "want_cuda": str(cuda)})
+
+
 def plain(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     """The named groups as they are, as rows and as facts for the fix templates (jaxlib's ``{needs}``)."""
     groups = {k: v for k, v in m.groupdict().items() if v}
@@ -297,4 +373,6 @@ DECODERS: dict[str, Decoder] = {
     "compute_capability": compute_capability,
     "cuda_cudnn_majors": cuda_cudnn_majors,
     "plain": plain,
+    "cuda_required": cuda_required,
+    "status_code": status_code,
 }

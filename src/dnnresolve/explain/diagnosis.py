@@ -110,6 +110,8 @@ def rank(diagnoses: list[Diagnosis]) -> list[Diagnosis]:
         candidates = [r for r in roots if r.kind in d.consequence_of]
         before = [r for r in candidates if r.line <= d.line]
         root = before[-1] if before else (candidates[0] if candidates else None)
+        if root is None:  # no root cause: an earlier message of a fitting kind, itself kept, explains it
+            root = next((r for r in reversed(kept) if r.line <= d.line and r.kind in d.consequence_of), None)
         if root is None:
             kept.append(d)
         else:

@@ -154,6 +154,8 @@ class _Scanner:
         min_start = self.consumed_col if line_no == self.consumed_line else 0
         taken: list[tuple[int, int]] = []
         for entry in entries:
+            if entry.decoder == "status_code" and taken:
+                continue  # a sentence took this message: the code in it is no second diagnosis
             for m in entry.pattern.finditer(text):
                 if m.start() >= len(first):
                     break
@@ -175,6 +177,12 @@ class _Scanner:
         decoded = decode(m, entry, self.catalog, framework)
         if decoded is None:
             return False
+        kind = decoded.kind or entry.kind
+        source = decoded.source or entry.source
+        if decoded.advice:  # a catalog entry advises on this status code: its words, steps and source
+            entry = self.catalog.entry(decoded.advice)
+            framework = self._framework(entry, context)
+            source = entry.source
         key = (
             entry.id,
             framework,
@@ -189,14 +197,14 @@ class _Scanner:
             return True
         self.found[key] = Diagnosis(
             id=entry.id,
-            kind=entry.kind,
+            kind=kind,
             framework=framework or None,
             framework_name=self.catalog.framework_name(framework),
             found=decoded.found,
             expected=decoded.expected,
             summary=entry.summary,
             explanation=entry.explanation,
-            source=entry.source,
+            source=source,
             line=line_no,
             text=m.group(0).replace("\n", " "),
             rows=decoded.rows,
