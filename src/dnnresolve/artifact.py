@@ -169,8 +169,13 @@ def index_build(
 
 @functools.lru_cache(maxsize=1)
 def _recorded() -> dict[str, Any]:
-    # (a path beside this module: importlib.resources would pull zipfile, shutil and lzma into every start)
-    text = Path(__file__).with_name(PUBLISHED_FILE).read_text(encoding="utf-8")
+    # the wheel's data/ beside this module, else the checkout's data/ (importlib.resources would pull zipfile,
+    # shutil and lzma into every start)
+    here = Path(__file__).resolve().parent
+    path = here / "data" / PUBLISHED_FILE
+    if not path.is_file():
+        path = here.parents[1] / "data" / PUBLISHED_FILE
+    text = path.read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 

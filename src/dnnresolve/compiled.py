@@ -168,6 +168,9 @@ def _open(path: Path, kind: str, key: str | None, private: bool) -> Compiled | N
 SHIPPED = (("matrix", "compat_matrix"), ("catalog", "error_catalog"), ("vocabulary", "nvidia_vocabulary"))
 
 
+SHIPPED_AS_IS = ("pypi_releases.json",)  # artifact.py's PyPI release lists
+
+
 def compile_shipped(data_dir: Path, out_dir: Path) -> list[Path]:
     """Compile ``data_dir``'s matrix and catalog into ``out_dir/<name>.compiled`` (the wheel's build step); a file
     that fails validation raises its MatrixError."""
@@ -177,6 +180,10 @@ def compile_shipped(data_dir: Path, out_dir: Path) -> list[Path]:
 
     compilers = {"matrix": compile_matrix, "catalog": compile_catalog, "vocabulary": compile_vocabulary}
     made = []
+    for name in SHIPPED_AS_IS:  # read as they are (JSON: nothing to compile away)
+        target = out_dir / name
+        target.write_bytes((data_dir / name).read_bytes())
+        made.append(target)
     for kind, name in SHIPPED:
         source = data_dir / f"{name}.toml"
         data = source.read_bytes()
