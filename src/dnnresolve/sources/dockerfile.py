@@ -200,7 +200,7 @@ def _copy(stage: Stage, line: int, args: str) -> None:
     if len(sources) < 2 or sources[0].startswith("["):
         return
     dest = _join(stage.workdir, expand(sources[-1], stage.env))
-    many = len(sources) > 2 or sources[-1].endswith("/")
+    many = len(sources) > 2 or sources[-1].endswith("/") or sources[-1] in (".", "./")
     for src in sources[:-1]:
         src = expand(src, stage.env)
         target = _join(dest, os.path.basename(src.rstrip("/"))) if many and src not in (".", "./") else dest
