@@ -200,7 +200,8 @@ def _copy(stage: Stage, line: int, args: str) -> None:
     if len(sources) < 2 or sources[0].startswith("["):
         return
     dest = _join(stage.workdir, expand(sources[-1], stage.env))
-    many = len(sources) > 2 or sources[-1].endswith("/") or sources[-1] in (".", "./")
+    # a folder: written as one, or the WORKDIR itself (COPY requirements.txt /app after WORKDIR /app)
+    many = len(sources) > 2 or sources[-1].endswith("/") or sources[-1] in (".", "./") or dest == stage.workdir
     for src in sources[:-1]:
         src = expand(src, stage.env)
         target = _join(dest, os.path.basename(src.rstrip("/"))) if many and src not in (".", "./") else dest
