@@ -126,6 +126,9 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
     for source in sources:
         for s in source.skipped:
             report.findings.append(Finding(s.file, s.line, "", Severity.INFO, "skipped", f"{s.raw}: {s.reason}"))
+        if source.container is not None:
+            source.container.resolve(matrix, source)
+        report.findings.extend(source.findings)
         runtime, env_cuda = _environment(source, target, shared)
         env = shared_key if runtime is shared else repr(runtime)
         project_cuda.extend(env_cuda)
@@ -198,6 +201,8 @@ def _checked_pins(
 def _environment(
     source: SourceFile, target: Runtime | None, shared: Runtime
 ) -> tuple[Runtime, list[tuple[str, CudaVersion, LocatedRequirement]]]:
+    if source.container is not None:  # a Dockerfile: its image, on the target's driver and GPUs
+        return source.container.runtime(target), []
     if not any(r.conda is not None and r.conda.exact_version for r in source.requirements):
         return shared, []
     runtime = copy.deepcopy(target) if target is not None else Runtime()

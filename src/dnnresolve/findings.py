@@ -28,6 +28,8 @@ RULES: dict[str, str] = {
     "unpinned": "A GPU framework without an exact version: the result depends on the day it is installed",
     "not-checked": "A GPU-related package that the compatibility matrix does not know: not checked",
     "renamed": "A framework asked for under a name it no longer publishes under (tensorflow-gpu after 2.11.0)",
+    "image-deleted": "A Dockerfile's base image tag that NVIDIA deleted (EOL): the build cannot pull it",
+    "image-not-checked": "A Dockerfile's base image this check cannot read: its CUDA, cuDNN and Python not checked",
     "skipped": "An entry that cannot be checked (URL, VCS or path requirement, editable install)",
 }
 

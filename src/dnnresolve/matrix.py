@@ -17,6 +17,7 @@ from .pkgname import canonicalize_name
 if TYPE_CHECKING:
     from .compat import DriverTable
     from .compiled import Compiled
+    from .images import CudaImage, OsPython
     from .model import CudaFamily, CudaRelease, CudnnRelease, FrameworkRelease, GpuModel, WheelPins
     from .suggest import GpuGuess
     from .versions import CudaVersion, CudnnVersion, DriverVersion
@@ -79,6 +80,8 @@ _TABLE_OF = {
     "cuda_families": "cuda_family",
     "cudnn": "cudnn",
     "gpus": "gpu",
+    "cuda_images": "cuda_image",
+    "os_pythons": "os_python",
 }
 
 
@@ -99,11 +102,13 @@ class Matrix:
         cuda_families: list[CudaFamily] | None = None,
         cudnn: list[CudnnRelease] | None = None,
         gpus: list[GpuModel] | None = None,
+        cuda_images: list[CudaImage] | None = None,
+        os_pythons: list[OsPython] | None = None,
     ) -> None:
         self.path = path
         self._rows: Compiled | None = None
         self._built: dict[str, list[Any]] = {}
-        given = (frameworks, wheel_pins, cuda, cuda_families, cudnn, gpus)
+        given = (frameworks, wheel_pins, cuda, cuda_families, cudnn, gpus, cuda_images, os_pythons)
         for attr, value in zip(_TABLE_OF, given):
             self._built[attr] = list(value or [])
         self._by_package: dict[tuple[str, str], list[Any]] = {}
@@ -197,6 +202,14 @@ class Matrix:
     @property
     def gpus(self) -> list[GpuModel]:
         return self._table("gpus")
+
+    @property
+    def cuda_images(self) -> list[CudaImage]:
+        return self._table("cuda_images")
+
+    @property
+    def os_pythons(self) -> list[OsPython]:
+        return self._table("os_pythons")
 
     def wheel_pins_of(self, package: str) -> list[WheelPins]:
         """The wheel_pins rows of one package (canonical name)."""
@@ -538,6 +551,8 @@ def _validate(text: str, path: str) -> tuple[Matrix, dict[str, list[tuple[int, i
         cuda_families=built["cuda_family"],
         cudnn=built["cudnn"],
         gpus=built["gpu"],
+        cuda_images=built["cuda_image"],
+        os_pythons=built["os_python"],
     )
     _check_overlaps(matrix)
     return matrix, raw

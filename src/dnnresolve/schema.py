@@ -15,6 +15,7 @@ from packaging.version import InvalidVersion, Version
 
 from .compat import CudnnRule
 from .errors import MatrixError
+from .images import build_cuda_image, build_os_python
 from .model import (
     COMPANIONS,
     CudaFamily,
@@ -36,7 +37,7 @@ from .versions import (
     VersionError,
 )
 
-TABLES = ("framework", "wheel_pins", "cuda", "cuda_family", "cudnn", "gpu")
+TABLES = ("framework", "wheel_pins", "cuda", "cuda_family", "cudnn", "gpu", "cuda_image", "os_python")
 OS_NAMES = frozenset({"linux", "windows", "macos"})
 INSTALL_KINDS = frozenset({"pip", "conda", "manual"})
 INSTALL_KEYS = frozenset(
@@ -457,6 +458,8 @@ BUILDERS: dict[str, Callable[[Row], Any]] = {
     "cuda_family": _cuda_family,
     "cudnn": _cudnn,
     "gpu": _gpu,
+    "cuda_image": build_cuda_image,
+    "os_python": build_os_python,
 }
 
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..pkgname import canonicalize_name
 from ..records import field, record
 from ..specs import MAX_VERSION_DIGITS, InvalidRequirement, Requirement, parse_requirement
 from .matchspec import MatchSpec
+
+if TYPE_CHECKING:
+    from ..findings import Finding
+    from .container import Container
 
 
 @record(frozen=True)
@@ -84,6 +88,10 @@ class SourceFile:
     includes: list[str] = field(default_factory=list)  # files read through -r / -c
     target: dict[str, str] = field(default_factory=dict)  # [tool.dnnresolve] of a pyproject.toml
     target_line: int = 0
+    # a Dockerfile: the container its final stage builds (its base image's CUDA, cuDNN, OS, Python), and what
+    # was found of the images themselves (a deleted tag, an image not checked)
+    container: Container | None = None
+    findings: list[Finding] = field(default_factory=list)
 
 
 class Reader(Protocol):

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import UserError
-from . import conda_env, pipfile, pyproject, requirements_txt
+from . import conda_env, dockerfile, pipfile, pyproject, requirements_txt
 from .interface import Reader, SourceFile
 from .text import read_source
 
@@ -25,6 +25,10 @@ _DIR_PATTERNS = (
     "Pipfile",
     "environment*.y*ml",
     "conda.y*ml",
+    "Dockerfile",
+    "Containerfile",
+    "*.dockerfile",
+    "Dockerfile.*",
 )
 
 
@@ -50,6 +54,8 @@ def kind_of(path: Path, text: str) -> str:
         return "pyproject"
     if name == "pipfile":
         return "pipfile"
+    if dockerfile.is_dockerfile(path):
+        return "dockerfile"
     if name.endswith((".yml", ".yaml")):
         return "conda"
     if name.endswith((".txt", ".in")):
@@ -68,6 +74,7 @@ _READERS: dict[str, Reader] = {
     "pipfile": pipfile.read,
     "conda": conda_env.read,
     "requirements": requirements_txt.read,
+    "dockerfile": dockerfile.read,
 }
 
 

@@ -1,0 +1,152 @@
+"""What a Dockerfile's base image brings: its CUDA, cuDNN, OS and Python, or the framework it carries.
+
+``nvidia/cuda:X-[cudnnN-]{base,runtime,devel}-OS`` is looked up in the matrix's ``[[cuda_image]]`` rows (which
+also say whether NVIDIA deleted the tag); ``pytorch/pytorch:2.2.1-cuda12.1-cudnn8-runtime`` carries that torch
+build, ``tensorflow/tensorflow:2.15.0-gpu`` that TensorFlow; ``python:3.11`` that Python; an OS image
+(``ubuntu:22.04``) its OS. Anything else is unknown: a note, not checked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .records import field, record
+from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError
+
+if TYPE_CHECKING:
+    from .images import CudaImage
+    from .matrix import Matrix
+
+_REF = re.compile(r"^(?:(?P<registry>[\w.-]+(?::\d+)?)/(?=[^/]+/))?(?P<name>[\w./-]+?)(?::(?P<tag>[\w.-]+))?(?:@\S+)?$")
+_CUDA_TAG = re.compile(
+    r"^(?P<version>\d+\.\d+(?:\.\d+)?)-(?:(?P<cudnn>cudnn\d*)-)?(?P<flavour>base|runtime|devel)(?:-(?P<os>[\w.]+))?$"
+)
+_TORCH_TAG = re.compile(r"^(?P<torch>\d+\.\d+(?:\.\d+)?)-cuda(?P<cuda>\d+\.\d+)-cudnn(?P<cudnn>\d+)-(runtime|devel)$")
+_TF_TAG = re.compile(r"^(?P<tf>\d+\.\d+(?:\.\d+)?)(?:rc\d+)?-gpu(?:-py3)?(?:-jupyter)?$")
+_PYTHON_TAG = re.compile(r"^(?P<python>3\.\d+)(?:\.\d+)?(?:[-.\w]*)?$")
+_UBUNTU = {"bionic": "18.04", "focal": "20.04", "jammy": "22.04", "noble": "24.04", "xenial": "16.04"}
+_NO_CUDA = ("continuumio/miniconda3", "continuumio/anaconda3", "condaforge/miniforge3", "mambaorg/micromamba")
+TORCH_IMAGE_SOURCE = "https://hub.docker.com/r/pytorch/pytorch/tags"
+TF_IMAGE_SOURCE = "https://www.tensorflow.org/install/docker"
+CUDA_IMAGE_LIST = "https://gitlab.com/nvidia/container-images/cuda/blob/master/doc/supported-tags.md"
+
+
+@record
+class BaseImage:
+    """What one FROM image sets; ``known`` is False for an image this reader cannot tell anything of."""
+
+    ref: str
+    known: bool = True
+    os: str = ""  # "ubuntu22.04"
+    cuda: CudaVersion | None = None
+    cudnn: CudnnVersion | None = None
+    python: PythonVersion | None = None
+    framework: str = ""  # a requirement the image has installed: "torch==2.2.1+cu121"
+    deleted: bool = False
+    replacement: str = ""  # a published tag with the same CUDA and cuDNN, for a deleted one
+    source: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_ref(ref: str) -> tuple[str, str]:
+    """(repository without a default registry, tag) of an image reference; tag "" when none."""
+    m = _REF.match(ref.strip())
+    if m is None:
+        return ref, ""
+    name = m.group("name")
+    registry = m.group("registry") or ""
+    if registry in ("docker.io", "index.docker.io", "registry.hub.docker.com", "nvcr.io") or not registry:
+        pass
+    else:
+        name = f"{registry}/{name}"
+    if name.startswith("library/"):
+        name = name[len("library/") :]
+    return name.lower(), m.group("tag") or ""
+
+
+def resolve(ref: str, matrix: Matrix) -> BaseImage:
+    name, tag = parse_ref(ref)
+    if name == "nvidia/cuda":
+        return _cuda_image(ref, tag, matrix)
+    if name == "pytorch/pytorch":
+        m = _TORCH_TAG.match(tag)
+        if m:
+            cuda = m.group("cuda").replace(".", "")
+            return BaseImage(ref, framework=f"torch=={m.group('torch')}+cu{cuda}", source=TORCH_IMAGE_SOURCE)
+        return BaseImage(ref, known=False, notes=[f"pytorch/pytorch tag {tag or 'latest'!r}: which torch is unknown"])
+    if name == "tensorflow/tensorflow":
+        m = _TF_TAG.match(tag)
+        if m:
+            version = m.group("tf")
+            package = "tensorflow-gpu" if version.startswith("1.") else "tensorflow"
+            return BaseImage(ref, framework=f"{package}=={version}", source=TF_IMAGE_SOURCE)
+        return BaseImage(ref, known=False, notes=[f"tensorflow/tensorflow tag {tag or 'latest'!r}: not a GPU release"])
+    if name == "python":
+        m = _PYTHON_TAG.match(tag)
+        if m:
+            return BaseImage(
+                ref, python=PythonVersion.parse(m.group("python")), source="https://hub.docker.com/_/python"
+            )
+    if name == "ubuntu":
+        version = _UBUNTU.get(tag, tag)
+        if re.fullmatch(r"\d\d\.\d\d", version):
+            return BaseImage(ref, os=f"ubuntu{version}")
+    if name in _NO_CUDA:
+        return BaseImage(ref)
+    return BaseImage(
+        ref, known=False, notes=[f"base image {ref}: not in the matrix, its CUDA, cuDNN and Python not checked"]
+    )
+
+
+def _cuda_image(ref: str, tag: str, matrix: Matrix) -> BaseImage:
+    m = _CUDA_TAG.match(tag)
+    if m is None:
+        return BaseImage(
+            ref, known=False, notes=[f"nvidia/cuda tag {tag or 'latest'!r}: not a CUDA image tag this check reads"]
+        )
+    version, cudnn_tag, flavour, os_name = m.group("version", "cudnn", "flavour", "os")
+    cudnn_tag = cudnn_tag or ""
+    rows = [r for r in matrix.cuda_images if r.tag == version and r.cudnn_tag == cudnn_tag and flavour in r.flavours]
+    if os_name:
+        rows = [r for r in rows if os_name in r.os]
+    if not rows:
+        return BaseImage(
+            ref, known=False, notes=[f"nvidia/cuda:{tag} is not a tag NVIDIA's image sources built: not checked"]
+        )
+    published = [r for r in rows if not r.deleted]
+    row = (published or rows)[-1]
+    image = BaseImage(ref, os=os_name or "", cuda=row.cuda, cudnn=row.cudnn, source=row.source)
+    if not published:
+        image.deleted = True
+        image.replacement = _replacement(row, flavour, os_name or "", matrix)
+    return image
+
+
+def _replacement(row: CudaImage, flavour: str, os_name: str, matrix: Matrix) -> str:
+    """A published tag with the same CUDA series, cuDNN major, flavour and OS as a deleted one (newest first)."""
+    major = row.cudnn.major if row.cudnn is not None else None
+    for other in reversed(matrix.cuda_images):
+        if other.deleted or flavour not in other.flavours or (os_name and os_name not in other.os):
+            continue
+        if other.cuda.series != row.cuda.series:
+            continue
+        if (other.cudnn.major if other.cudnn is not None else None) != major:
+            continue
+        return f"nvidia/cuda:{other.name(flavour, os_name or other.os[-1])}"
+    return ""
+
+
+def os_python(os_name: str, matrix: Matrix) -> tuple[PythonVersion | None, str]:
+    """The python3 an OS image installs, and the page that says so."""
+    for row in matrix.os_pythons:
+        if row.os == os_name:
+            return row.python, row.source
+    return None, ""
+
+
+def parse_python(text: str) -> PythonVersion | None:
+    try:
+        return PythonVersion.parse(text)
+    except VersionError:
+        return None

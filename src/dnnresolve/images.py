@@ -1,0 +1,95 @@
+"""Container images as the matrix knows them: NVIDIA's CUDA image tags, and the Python each OS image installs.
+
+``[[cuda_image]]`` rows hold one tag family of ``nvidia/cuda`` (``11.0.3-cudnn8-{runtime,devel}-ubuntu18.04``):
+the CUDA toolkit it carries, the cuDNN of its ``-cudnnN`` variant, and whether NVIDIA has deleted it.
+``[[os_python]]`` rows hold the ``python3`` an OS image's package manager installs (the CUDA images carry none).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .records import record
+from .versions import CudaVersion, CudnnVersion, PythonVersion
+
+if TYPE_CHECKING:
+    from .schema import Row
+
+FLAVOURS = ("base", "runtime", "devel")
+
+
+@record(frozen=True)
+class CudaImage:
+    """One tag family of nvidia/cuda: ``{tag}-[{cudnn_tag}-]{flavour}-{os}``."""
+
+    tag: str  # the version as the tag spells it: "10.0", "11.0.3"
+    cuda: CudaVersion
+    flavours: tuple[str, ...]
+    os: tuple[str, ...]
+    cudnn_tag: str = ""  # "cudnn8", "cudnn" (CUDA 12.4 on: the tag names no major); "" for no cuDNN
+    cudnn: CudnnVersion | None = None
+    deleted: bool = False
+    source: str = ""
+    note: str = ""
+    row: int = 0
+    line: int = 0
+
+    def name(self, flavour: str, os_name: str) -> str:
+        middle = f"{self.cudnn_tag}-" if self.cudnn_tag else ""
+        return f"{self.tag}-{middle}{flavour}-{os_name}"
+
+
+@record(frozen=True)
+class OsPython:
+    """The Python 3 an OS image installs as ``python3`` (``apt-get install python3``)."""
+
+    os: str  # as CUDA image tags spell it: "ubuntu22.04"
+    python: PythonVersion
+    source: str = ""
+    note: str = ""
+    row: int = 0
+    line: int = 0
+
+
+def build_cuda_image(row: Row) -> CudaImage:
+    row.check_keys({"tag", "cuda", "cudnn_tag", "cudnn", "flavours", "os", "deleted", "source", "sources", "note"})
+    tag = row.text("tag", required=True)
+    cuda = row.parsed("cuda", CudaVersion.parse, required=True)
+    assert cuda is not None
+    flavours = row.texts("flavours", required=True)
+    unknown = sorted(set(flavours) - set(FLAVOURS))
+    if unknown:
+        row.fail("flavours", f"unknown flavour {unknown[0]!r} (known: {', '.join(FLAVOURS)})")
+    cudnn_tag = row.text("cudnn_tag")
+    cudnn = row.parsed("cudnn", CudnnVersion.parse)
+    if bool(cudnn_tag) != (cudnn is not None):
+        row.fail("cudnn", "cudnn_tag and cudnn go together")
+    if cudnn_tag and not cudnn_tag.startswith("cudnn"):
+        row.fail("cudnn_tag", f"expected 'cudnn' or 'cudnnN', got {cudnn_tag!r}")
+    return CudaImage(
+        tag=tag,
+        cuda=cuda,
+        flavours=flavours,
+        os=row.texts("os", required=True),
+        cudnn_tag=cudnn_tag,
+        cudnn=cudnn,
+        deleted=row.flag("deleted", False),
+        source=row.source(),
+        note=row.text("note"),
+        row=row.index,
+        line=row.line,
+    )
+
+
+def build_os_python(row: Row) -> OsPython:
+    row.check_keys({"os", "python", "source", "sources", "note"})
+    python = row.parsed("python", PythonVersion.parse, required=True)
+    assert python is not None
+    return OsPython(
+        os=row.text("os", required=True),
+        python=python,
+        source=row.source(),
+        note=row.text("note"),
+        row=row.index,
+        line=row.line,
+    )
