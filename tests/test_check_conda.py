@@ -1,0 +1,107 @@
+"""`check` on conda environment files: one CUDA per environment (issue #21, Deliver 3). Each test runs the real
+command on a real file and reads its JSON report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dnnresolve.check_conda import build_selects, feature_cuda
+from dnnresolve.sources.matchspec import parse_matchspec
+from dnnresolve.versions import CudaVersion
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def check_env(run_cli: Run, tmp_path: Path, deps: list[str], *target: str) -> tuple[int, dict[str, Any]]:
+    env = tmp_path / "environment.yml"
+    env.write_text(
+        "name: x\nchannels:\n  - pytorch\n  - defaults\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps)
+    )
+    proc = run_cli("check", "--json", str(env), *target)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def rules(report: dict[str, Any]) -> set[tuple[int, str, str]]:
+    return {(f["line"], f["severity"], f["rule"]) for f in report["findings"]}
+
+
+def checked(report: dict[str, Any]) -> list[str]:
+    return [p["release"] for p in report["checked_lines"]]
+
+
+def test_cudatoolkit_picks_the_build_the_driver_is_held_to(run_cli: Run, tmp_path: Path) -> None:
+    # issue #21: pytorch=1.12.1 with cudatoolkit=11.3 was checked against the CUDA 10.2 build (driver >= 440.33);
+    # the CUDA 11.3 build it installs needs 465.19.01, or 450.80.02 through minor-version compatibility
+    deps = ["python=3.9", "pytorch=1.12.1", "cudatoolkit=11.3"]
+    rc, report = check_env(run_cli, tmp_path, deps, "--driver", "440.33.01", "--gpu", "V100")
+    assert rc == 1
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["line"] == 7 and "torch 1.12.1 (CUDA 11.3) cannot run" in f["message"]
+    assert "CUDA 11.3 comes from the cudatoolkit=11.3" in f["message"]
+    rc, report = check_env(run_cli, tmp_path, deps, "--driver", "460.32.03", "--gpu", "V100")
+    assert rules(report) == {(7, "warning", "target-caveat")}
+    assert "minor-version compatibility" in report["findings"][0]["message"]
+
+
+def test_cuda_version_and_pytorch_cuda_narrow_the_build_too(run_cli: Run, tmp_path: Path) -> None:
+    for pin in ("cuda-version=11.6", "pytorch-cuda=11.6", "cudatoolkit=11.6"):
+        _, report = check_env(run_cli, tmp_path, ["python=3.9", "pytorch=1.12.1", pin], "--driver", "535.54.03")
+        assert checked(report) == ["torch 1.12.1 for CUDA 11.6"], pin
+
+
+def test_a_build_string_picks_the_build(run_cli: Run, tmp_path: Path) -> None:
+    deps = ["python=3.9", "pytorch=1.12.1=py3.9_cuda11.3_cudnn8.3.2_0"]
+    rc, report = check_env(run_cli, tmp_path, deps, "--driver", "440.33.01", "--gpu", "V100")
+    assert rc == 1 and "torch 1.12.1 (CUDA 11.3) cannot run" in report["findings"][0]["message"]
+    assert "torch 1.12.1 for CUDA 11.3" in checked(report)[0]
+
+
+def test_frameworks_whose_conda_builds_need_different_cuda_are_an_error(run_cli: Run, tmp_path: Path) -> None:
+    # tensorflow-gpu 1.13.1 was built for CUDA 10.0; pytorch 1.12.1's conda builds are for cudatoolkit 10.2, 11.3
+    # and 11.6 (its install page): one environment, one cudatoolkit, no build of each in common
+    deps = ["python=3.7", "tensorflow-gpu=1.13.1", "pytorch=1.12.1"]
+    rc, report = check_env(run_cli, tmp_path, deps)
+    assert rc == 1
+    [f] = [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"]
+    assert f["line"] == 8 and f["severity"] == "error"
+    assert "CUDA 10.2 or 11.3 or 11.6" in f["message"] and "CUDA 10.0" in f["message"] and ":7)" in f["message"]
+    # with a release of a CUDA in common (pytorch 1.1.0 has a CUDA 10.0 build) the pair is fine
+    _, report = check_env(run_cli, tmp_path, ["python=3.7", "tensorflow-gpu=1.13.1", "pytorch=1.1.0"])
+    assert not [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"]
+
+
+def test_a_feature_package_asks_for_its_cuda(run_cli: Run, tmp_path: Path) -> None:
+    # issue #21: tensorflow-gpu=1.13.1, pytorch=1.1.0 and cuda92 passed. cuda92 is the metapackage whose
+    # track_features picked PyTorch's CUDA 9.2 builds (0.4.1 and 1.0.0); neither release here has a 9.2 build
+    deps = ["python=3.6", "tensorflow-gpu=1.13.1", "pytorch=1.1.0", "cuda92"]
+    rc, report = check_env(run_cli, tmp_path, deps)
+    assert rc == 1
+    assert {(7, "error", "cuda-disagreement"), (8, "error", "cuda-disagreement")} <= rules(report)
+    assert all("cuda92" in f["message"] and "9.2" in f["message"] for f in report["findings"])
+    assert report["not_checked"] == []  # cuda92 is understood, not "GPU-related but not in the matrix"
+    # pytorch 0.4.1 with cuda92 is its CUDA 9.2 build
+    _, report = check_env(run_cli, tmp_path, ["python=3.6", "pytorch=0.4.1", "cuda92"], "--driver", "396.26")
+    assert checked(report) == ["torch 0.4.1 for CUDA 9.2"]
+
+
+def test_cpuonly_is_the_cpu_build(run_cli: Run, tmp_path: Path) -> None:
+    rc, report = check_env(run_cli, tmp_path, ["python=3.9", "pytorch=1.12.1", "cpuonly"], "--driver", "390.48")
+    assert rc == 0 and not [f for f in report["findings"] if f["severity"] == "error"]
+
+
+def test_build_strings_and_feature_names_read() -> None:
+    assert build_selects(parse_matchspec("pytorch=1.12.1=py3.9_cuda11.3_cudnn8.3.2_0").build) == (
+        CudaVersion.parse("11.3"),
+        False,
+    )
+    assert build_selects("cuda112py39h1234567_200") == (CudaVersion.parse("11.2"), False)
+    assert build_selects("cpu_py39h1234567_0") == (None, True)
+    assert build_selects("py39h1234567_0") is None
+    assert feature_cuda("cuda92") == CudaVersion.parse("9.2")
+    assert feature_cuda("cuda100") == CudaVersion.parse("10.0")
+    assert feature_cuda("cudatoolkit") is None and feature_cuda("cuda") is None
