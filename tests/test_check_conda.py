@@ -105,3 +105,39 @@ def test_build_strings_and_feature_names_read() -> None:
     assert feature_cuda("cuda92") == CudaVersion.parse("9.2")
     assert feature_cuda("cuda100") == CudaVersion.parse("10.0")
     assert feature_cuda("cudatoolkit") is None and feature_cuda("cuda") is None
+
+
+def _conda_recipes() -> list[tuple[str, str, str]]:
+    """(framework line, the recipe's CUDA-setting package, its CUDA) of every Linux conda recipe in the matrix that
+    names its CUDA by a package of its own (cudatoolkit=, pytorch-cuda=, a feature package)."""
+    from dnnresolve.matrix import load_matrix
+
+    out = []
+    for row in load_matrix().frameworks:
+        if "linux" not in row.os:
+            continue
+        for rec in row.install:
+            if rec.kind != "conda" or not rec.cuda or not rec.packages:
+                continue
+            sets = [p for p in rec.packages[1:] if p.startswith(("cudatoolkit", "pytorch-cuda")) or feature_cuda(p)]
+            if sets and rec.packages[0].split("=")[0] in ("pytorch", "tensorflow-gpu"):
+                out.append((rec.packages[0], sets[0], rec.cuda))
+    return sorted(set(out))
+
+
+def test_every_conda_recipe_of_the_matrix_is_checked_as_its_own_build() -> None:
+    """A sweep: the environment a recipe of the matrix writes is judged as that recipe's CUDA build, whichever way
+    the recipe names its CUDA (cudatoolkit=, pytorch-cuda=, cuda92)."""
+    from dnnresolve.check import check_sources
+    from dnnresolve.matrix import load_matrix
+    from dnnresolve.sources import conda_env
+
+    matrix = load_matrix()
+    recipes = _conda_recipes()
+    assert len(recipes) > 50
+    for line, sets, cuda in recipes:
+        text = f"dependencies:\n  - {line}\n  - {sets}\n"
+        source = conda_env.read(Path("environment.yml"), text, Path("."))
+        report = check_sources([source], None, matrix)
+        assert [p.release.endswith(f"for CUDA {cuda}") for p in report.pins] == [True], (text, report.pins)
+        assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
