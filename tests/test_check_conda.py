@@ -141,3 +141,15 @@ def test_every_conda_recipe_of_the_matrix_is_checked_as_its_own_build() -> None:
         report = check_sources([source], None, matrix)
         assert [p.release.endswith(f"for CUDA {cuda}") for p in report.pins] == [True], (text, report.pins)
         assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
+
+
+def test_the_fix_of_a_conda_line_is_the_cuda_pin_of_a_build_that_runs(run_cli: Run, tmp_path: Path) -> None:
+    # in a conda environment the fix is the line that selects another build of the same release, written as the
+    # release's own conda recipe writes it, not a pip command
+    deps = ["python=3.9", "pytorch=1.12.1", "cudatoolkit=11.3"]
+    _, report = check_env(run_cli, tmp_path, deps, "--driver", "440.33.01", "--gpu", "V100")
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["fix"] == "cudatoolkit=10.2 instead of cudatoolkit=11.3: the CUDA 10.2 build of pytorch 1.12.1 runs here"
+    _, report = check_env(run_cli, tmp_path, ["python=3.6", "pytorch=0.4.1", "cuda92"], "--driver", "390.48")
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["fix"] == "cuda90 instead of cuda92: the CUDA 9.0 build of pytorch 0.4.1 runs here"

@@ -16,7 +16,15 @@ from typing import Any
 from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
 
-from .check_conda import CONDA_CUDA, CONDA_CUDA_VARIANT, cuda_mix, feature_cuda, is_environment, select_build
+from .check_conda import (
+    CONDA_CUDA,
+    CONDA_CUDA_VARIANT,
+    conda_build_fix,
+    cuda_mix,
+    feature_cuda,
+    is_environment,
+    select_build,
+)
 from .check_pairs import (
     Brought,
     Pin,
@@ -418,8 +426,8 @@ def _judge(
         rule = "cuda-disagreement"
         reasons += f" (CUDA {pin.variant} comes from the {pin.variant_from})"
     plan = make_plan(SolveResult([result]), runtime, matrix)
-    fix = ""
-    if plan.requirements and plan.requirements[0].options:
+    fix = conda_build_fix(pin, runtime, matrix)
+    if not fix and plan.requirements and plan.requirements[0].options:
         opt = plan.requirements[0].options[0]
         fix = "\n".join([opt.title, *("$ " + s.shell if s.kind != "manual" else s.description for s in opt.steps)])
     source = failures[0].source or best.release.source

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from .check_pairs import Pin, Solved
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
+from .model import Runtime
+from .solve import solve_requirement
 from .sources.interface import LocatedRequirement
 from .versions import CudaVersion, VersionError
 
@@ -127,6 +129,30 @@ def _build_for(pin: Pin, cuda: CudaVersion, matrix: Matrix) -> CudaVersion:
     )
     served = [b for b in builds if b.major == cuda.major and b.series <= cuda.series]
     return cuda.series if exact or not served else max(served).series
+
+
+def conda_build_fix(pin: Pin, runtime: Runtime, matrix: Matrix) -> str:
+    """For a conda line the environment narrowed to a build that cannot run here: the CUDA pin that selects a build of
+    the same release that runs ("" when none does, or the line chose its build itself)."""
+    if pin.located.conda is None or pin.variant is None or not pin.variant_from or "(" not in pin.variant_from:
+        return ""
+    result = solve_requirement(pin.requirement, runtime, matrix)
+    runs = [c for c in result.requested if c.cuda is not None and c.ok and not pin.variant.names_build(c.cuda)]
+    if not runs:
+        return ""
+    best = max(runs, key=lambda c: (not any(k.status.value == "warn" for k in c.checks), c.cuda))
+    assert best.cuda is not None
+    what = pin.variant_from.split(" (", 1)[0]
+    name = re.split(r"[=<>! ]", what, maxsplit=1)[0]
+    # the way the release's own conda recipe names that build (cudatoolkit=10.2, pytorch-cuda=11.8, cuda90)
+    rec = best.release.recipe(best.cuda, kind="conda")
+    named = [p for p in (rec.packages if rec else ()) if p.startswith((*CONDA_CUDA_VARIANT, "cudatoolkit"))]
+    named += [p for p in (rec.packages if rec else ()) if feature_cuda(p) is not None]
+    setting = named[0] if named else f"{name}={best.cuda.series}"
+    return (
+        f"{setting} instead of {what}: the CUDA {best.cuda.series} build of {pin.located.conda.name} "
+        f"{best.release.version} runs here"
+    )
 
 
 def _plain(pin: Pin) -> str:
