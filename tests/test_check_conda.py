@@ -102,6 +102,10 @@ def test_build_strings_and_feature_names_read() -> None:
     assert build_selects("cuda112py39h1234567_200") == (CudaVersion.parse("11.2"), False)
     assert build_selects("cpu_py39h1234567_0") == (None, True)
     assert build_selects("py39h1234567_0") is None
+    assert build_selects("*cuda11.3*") == (CudaVersion.parse("11.3"), False)
+    assert build_selects("cuda112*") == (CudaVersion.parse("11.2"), False)
+    assert build_selects("*cpu*") == (None, True)
+    assert build_selects("cuda*") is None
     assert feature_cuda("cuda92") == CudaVersion.parse("9.2")
     assert feature_cuda("cuda100") == CudaVersion.parse("10.0")
     assert feature_cuda("cudatoolkit") is None and feature_cuda("cuda") is None

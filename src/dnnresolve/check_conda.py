@@ -29,9 +29,10 @@ FEATURE_SOURCE = (
     "https://github.com/pytorch/builder/blob/802ebf7c272a96c1954fcdea30e0168aa19942f4/conda/cuda92/meta.yaml"
 )
 _FEATURE = re.compile(r"cuda(\d)(\d)|cuda(1\d)(\d)")
-_BUILD_DOTTED = re.compile(r"(?:^|_)cuda(\d+\.\d+)")
-_BUILD_PACKED = re.compile(r"(?:^|_)cuda(\d{2,3})(?=py|_|h|$)")
-_BUILD_CPU = re.compile(r"(?:^|_)cpu(?:_|$|py)")
+# a build string or a pattern of one (``*cuda11.3*``, ``cuda112*``)
+_BUILD_DOTTED = re.compile(r"(?:^|[_*])cuda(\d+\.\d+)")
+_BUILD_PACKED = re.compile(r"(?:^|[_*])cuda(\d{2,3})(?=py|_|h|\*|$)")
+_BUILD_CPU = re.compile(r"(?:^|[_*])cpu(?:_|$|py|\*)")
 
 
 def feature_cuda(name: str) -> CudaVersion | None:
