@@ -119,12 +119,12 @@ def _how_it_runs(
         if not failing:
             cand = Candidate(row, cuda, checks)
             if _clean(checks):
-                out.clean = out.clean or cand
-            else:
-                out.caveated = out.caveated or cand
+                out.clean = cand
+                break  # the best this release does here (its other builds need not be judged)
+            out.caveated = out.caveated or cand
             continue
-        if runtime.python is None or not row.python:
-            continue
+        if runtime.python is None or not row.python or out.here is not None or out.env_clean is not None:
+            continue  # (a release that runs here is offered here, never in a new environment)
         # judged again with the Python a new environment would have: its install step may differ
         env_runtime = env_runtime or replace(runtime, python=env_python(row, runtime))
         checks = evaluate(row, cuda, env_runtime, matrix)
