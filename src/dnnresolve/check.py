@@ -17,6 +17,15 @@ from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
 
 from .artifact import index_build
+from .check_conda import (
+    CONDA_CUDA,
+    CONDA_CUDA_VARIANT,
+    conda_build_fix,
+    cuda_mix,
+    feature_cuda,
+    is_environment,
+    select_build,
+)
 from .check_pairs import (
     Brought,
     Pin,
@@ -57,9 +66,6 @@ from .sources.interface import LocatedRequirement, SourceFile
 from .specs import Requirement, parse_requirement
 from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, parse_build_tag
 
-# conda packages that set the CUDA (or cuDNN) of an environment rather than install a framework
-CONDA_CUDA = ("cudatoolkit", "cuda-version", "cuda-toolkit", "cuda-runtime", "cuda-cudart", "cuda")
-CONDA_CUDA_VARIANT = ("pytorch-cuda",)
 # what an environment file names to set up the environment itself (its Python, CUDA, cuDNN, pip), not to install
 _ENVIRONMENT = frozenset((*CONDA_CUDA, *CONDA_CUDA_VARIANT, "cudnn", "python", "pip"))
 # conda packages that are never a framework, whatever a recipe lists first
@@ -139,7 +145,8 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
                 continue  # not installed on this target
             pin = _pin(located, source, matrix, memo)
             if pin is None:
-                if memo.run.name(located) not in _ENVIRONMENT:
+                name = memo.run.name(located)
+                if name not in _ENVIRONMENT and not (located.conda is not None and is_environment(name)):
                     others.append(located)
                 continue
             checked.setdefault(pin.package, None)
@@ -160,6 +167,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
                 system_cuda = verdict.best is not None and needs_system_cuda(verdict.best.release, matrix)
                 project_variants.append((pin, system_cuda))
         pair_findings(report, pins, solved, matrix, memo.run)
+        cuda_mix(report, pins, solved)
     cuda_agreement(report, project_cuda, project_variants, target)
     report.not_checked = sorted(unknown)
     report.checked = sorted(checked)
@@ -223,6 +231,8 @@ def _environment(
                 env_cuda.append((r.name, cuda, r))
             elif r.name in CONDA_CUDA_VARIANT:
                 env_cuda.append((r.name, CudaVersion.parse(version), r))
+            elif (feature := feature_cuda(r.name)) is not None:
+                env_cuda.append((r.name, feature, r))
             elif r.name == "cudnn":
                 runtime.cudnn = [CudnnInstall(CudnnVersion.parse(version), "", r.where, loads_first=True)]
         except VersionError:
@@ -288,14 +298,7 @@ def _pin(located: LocatedRequirement, source: SourceFile, matrix: Matrix, memo: 
         if key not in memo.index_variants:
             memo.index_variants[key] = _variant_from_index(package, located.index.urls, matrix)
         pin.variant, pin.cpu, pin.variant_from = memo.index_variants[key]
-    if pin.variant is None and located.conda is not None:
-        for r in source.requirements:
-            if r.conda is not None and r.name in CONDA_CUDA_VARIANT and r.conda.exact_version:
-                try:
-                    pin.variant = CudaVersion.parse(r.conda.exact_version)
-                except VersionError:
-                    continue
-                pin.variant_from = f"{r.conda.raw} ({r.where})"
+    select_build(pin, source.requirements, matrix)
     return pin
 
 
@@ -374,7 +377,12 @@ def _judge(
     if not result.candidates:
         if pin.variant is not None and matrix.find(pin.package, _plain(pin.requirement.specifier)):
             message = f"{pin.requirement}: the matrix has no CUDA {pin.variant} build of it ({pin.variant_from})"
-            return [(Severity.ERROR, "cuda-disagreement", message, "use a CUDA index this release was built for", "")]
+            fix = "use a CUDA index this release was built for"
+            if pin.located.conda is not None:
+                rows = matrix.find(pin.package, _plain(pin.requirement.specifier))
+                builds = ", ".join(str(b) for b in sorted({c for row in rows for c in row.cuda}))
+                fix = f"pin the CUDA of a build this release has ({builds}), or another release"
+            return [(Severity.ERROR, "cuda-disagreement", message, fix, "")]
         renamed = under_its_own_name(pin.requirement, matrix)
         if renamed is not None:
             owner, last, row = renamed
@@ -393,7 +401,7 @@ def _judge(
     best = result.best
     if best is None:
         return []
-    if not _exact(pin.requirement.specifier) and any(c.ok for c in result.candidates):
+    if not _one_release(pin) and any(c.ok for c in result.candidates):
         return []  # a range: some matching release runs here (the unpinned warning says the rest)
     failures = [c for c in best.failures if (has_target or c.component != "os") and _concerns_pin(c, pin, best)]
     if not failures:
@@ -409,8 +417,8 @@ def _judge(
         rule = "cuda-disagreement"
         reasons += f" (CUDA {pin.variant} comes from the {pin.variant_from})"
     plan = make_plan(SolveResult([result]), runtime, matrix)
-    fix = ""
-    if plan.requirements and plan.requirements[0].options:
+    fix = conda_build_fix(pin, runtime, matrix)
+    if not fix and plan.requirements and plan.requirements[0].options:
         opt = plan.requirements[0].options[0]
         fix = "\n".join([opt.title, *("$ " + s.shell if s.kind != "manual" else s.description for s in opt.steps)])
     source = failures[0].source or best.release.source
@@ -556,6 +564,14 @@ def _caveats(pin: Pin, best: Candidate) -> list[tuple[Severity, str, str, str, s
     return [(Severity.WARNING, "target-caveat", f"{best.label} runs, with a caveat: {reasons}", "", warns[0].source)]
 
 
+def _one_release(pin: Pin) -> bool:
+    """An exact pin; conda's ``name=2.1.2`` too, a fuzzy match on 2.1.2 (builds differ, the version does not)."""
+    conda = pin.located.conda
+    return _exact(pin.requirement.specifier) or (
+        conda is not None and bool(conda.exact_version) and "*" not in conda.version
+    )
+
+
 def _exact(spec: SpecifierSet) -> bool:
     return any(s.operator in ("==", "===") and "*" not in s.version for s in spec)
 
@@ -581,9 +597,8 @@ def _unpinned(pin: Pin, result: RequirementResult) -> list[_Fact]:
     if not any(r.is_gpu for r in [c.release for c in result.candidates]) and result.candidates:
         return []
     spec = pin.requirement.specifier
-    conda = pin.located.conda
-    if _exact(spec) or (conda is not None and conda.exact_version and "*" not in conda.version):
-        return []  # conda's name=2.1.2 is a fuzzy match on 2.1.2 (builds differ, the version does not)
+    if _one_release(pin):
+        return []
     how = f"only a range ({spec})" if str(spec) else "no version"
     newest = result.best.release.version if result.best else None
     fix = f"pin an exact version, e.g. {pin.package}=={newest}" if newest else "pin an exact version"

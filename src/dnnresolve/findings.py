@@ -25,6 +25,7 @@ RULES: dict[str, str] = {
     "wheel-conflict": "Frameworks whose pip wheels require nvidia-* wheels that no single version satisfies",
     "cuda-major-mix": "Frameworks that install together but load libraries of different CUDA majors into one process",
     "cuda-disagreement": "A CUDA build (local tag, CUDA index, pytorch-cuda) that disagrees with the project's CUDA",
+    "conda-cuda-mix": "Frameworks in one conda environment whose conda builds need CUDA versions no cudatoolkit serves",
     "unpinned": "A GPU framework without an exact version: the result depends on the day it is installed",
     "not-checked": "A GPU-related package that the compatibility matrix does not know: not checked",
     "renamed": "A framework asked for under a name it no longer publishes under (tensorflow-gpu after 2.11.0)",

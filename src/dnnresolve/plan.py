@@ -14,6 +14,7 @@ from .compat import MINOR_VERSION_COMPAT, CudnnRule
 from .driver_levels import DRIVER_BOUND, DriverUpgrade, driver_upgrade
 from .matrix import Matrix
 from .model import Runtime
+from .other_releases import other_releases
 from .plansteps import (
     env_name,
     env_python,
@@ -31,10 +32,8 @@ from .solve import (
     RequirementResult,
     SolveResult,
     Status,
-    evaluate,
     nearest_known,
     needs_system_cuda,
-    preferred_variants,
     solve_requirement,
     under_its_own_name,
 )
@@ -334,59 +333,26 @@ def _other_variants(r: RequirementResult, best: Candidate, runtime: Runtime) -> 
 
 
 def _other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> list[Option]:
-    """The other way round: the newest release of the package that runs on this machine as it is, one of the
-    series asked for (the same major.minor) before any other.
-
-    What failed for the requested release must pass outright here (a GPU check that is only a
-    warning does not count). A Python that is too new is the one thing a new environment may fix:
-    the newest release that runs with this Python comes first, then the newest one in a new env.
-    """
-    best = r.best
-    must_pass = {c.component for c in best.failures} if best else set()
-    requested = {c.release.version for c in r.requested}
-    wants_gpu = any(x.cuda for x in r.requested)
-    as_is: Option | None = None
-    with_env: Option | None = None
-    rows = [row for row in matrix.releases(r.package, runtime.os) if row.version not in requested]
-    # a release of the series asked for first (paddlepaddle-gpu 2.1.3 for 2.1.0: the least change of API),
-    # then the newest of all
-    series = {v.release[:2] for v in requested}
-    rows.sort(key=lambda x: (x.version.release[:2] in series, x.version), reverse=True)
-    for row in rows:
-        for cuda in preferred_variants(row):
-            if cuda is None and wants_gpu:
+    """Each release ``other_releases`` offers as an option of its own, its caveats in the title."""
+    out = []
+    for offer in other_releases(r, runtime, matrix):
+        c = offer.candidate
+        row = c.release
+        title = f"use {row.package} {row.version} instead"
+        if offer.new_env:
+            title += f", in a new environment with Python {env_python(row, runtime)}"
+        title += ": it runs with what this machine has"
+        if offer.caveats:
+            title += ", " + " and ".join(offer.caveats)
+        option = _install_option(c, runtime, title, WEIGHT_OTHER_RELEASE)
+        option.notes = [w.reason for w in offer.warnings]
+        if offer.new_env:
+            env_steps = environment_steps(row, runtime)
+            if env_steps is None:
                 continue
-            checks = evaluate(row, cuda, runtime, matrix)
-            status = {c.component: c.status for c in checks}
-            failing = {k for k, v in status.items() if v is Status.FAIL}
-            if failing - {"python"} or any(status.get(k) is not Status.OK for k in must_pass - {"python"}):
-                continue
-            if any(status.get(k) is Status.UNKNOWN for k in ("cuda", "cudnn")):
-                continue
-            cand = Candidate(row, cuda, checks)
-            if not failing and as_is is None:
-                as_is = _install_option(
-                    cand,
-                    runtime,
-                    f"use {row.package} {row.version} instead: it runs with what this machine has",
-                    WEIGHT_OTHER_RELEASE,
-                )
-            elif failing == {"python"} and with_env is None and as_is is None and must_pass != {"python"}:
-                env_steps = environment_steps(row, runtime)
-                if env_steps is None:
-                    continue
-                with_env = _install_option(
-                    cand,
-                    runtime,
-                    f"use {row.package} {row.version} instead, in a new environment with Python "
-                    f"{env_python(row, runtime)}: it runs with what this machine has",
-                    WEIGHT_OTHER_RELEASE,
-                )
-                with_env.steps = env_steps + with_env.steps
-            break  # one variant per release is enough
-        if as_is is not None:
-            break
-    return [o for o in (as_is, with_env) if o is not None]
+            option.steps = env_steps + option.steps
+        out.append(option)
+    return out
 
 
 def _install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> Option:

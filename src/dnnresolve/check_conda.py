@@ -1,0 +1,202 @@
+"""One conda environment holds one CUDA: the lines of an environment file that set it, the build a framework line
+selects by them, and frameworks whose conda builds cannot share one. Pure: no I/O.
+
+What sets the CUDA of an environment: ``cudatoolkit`` / ``cuda-version`` (and NVIDIA's ``cuda-*`` packages),
+``pytorch-cuda``, ``cpuonly``, and the feature packages of PyTorch's own channel (``cuda80``, ``cuda90``,
+``cuda92``, ``cuda100``: metapackages whose ``track_features`` pick the framework builds of that CUDA; PyTorch
+built them for 0.4.1 and 1.0.0 and dropped them at 1.0.1 for a ``cudatoolkit`` constraint, pytorch/builder
+802ebf7c and 91a58bf3). A framework line's own build string (``py3.9_cuda11.3_cudnn8.3.2_0``,
+``cuda112py39h...``, ``cpu_py39h...``) picks its build first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .check_pairs import Pin, Solved
+from .findings import CheckReport, Finding, Severity
+from .matrix import Matrix
+from .model import Runtime
+from .solve import solve_requirement
+from .sources.interface import LocatedRequirement
+from .versions import CudaVersion, VersionError
+
+# conda packages that set the CUDA (or cuDNN) of an environment rather than install a framework
+CONDA_CUDA = ("cudatoolkit", "cuda-version", "cuda-toolkit", "cuda-runtime", "cuda-cudart", "cuda")
+CONDA_CUDA_VARIANT = ("pytorch-cuda",)
+FEATURE_SOURCE = (
+    "https://github.com/pytorch/builder/blob/802ebf7c272a96c1954fcdea30e0168aa19942f4/conda/cuda92/meta.yaml"
+)
+_FEATURE = re.compile(r"cuda(\d)(\d)|cuda(1\d)(\d)")
+# a build string or a pattern of one (``*cuda11.3*``, ``cuda112*``)
+_BUILD_DOTTED = re.compile(r"(?:^|[_*])cuda(\d+\.\d+)")
+_BUILD_PACKED = re.compile(r"(?:^|[_*])cuda(\d{2,3})(?=py|_|h|\*|$)")
+_BUILD_CPU = re.compile(r"(?:^|[_*])cpu(?:_|$|py|\*)")
+
+
+def feature_cuda(name: str) -> CudaVersion | None:
+    """The CUDA a feature package of PyTorch's channel stands for: ``cuda92`` -> 9.2, ``cuda100`` -> 10.0."""
+    m = _FEATURE.fullmatch(name)
+    if m is None:
+        return None
+    major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return CudaVersion((int(major), int(minor)))
+
+
+def is_environment(name: str) -> bool:
+    """Whether a conda package sets up the environment's CUDA rather than installs something."""
+    return name in CONDA_CUDA or name in CONDA_CUDA_VARIANT or name == "cpuonly" or feature_cuda(name) is not None
+
+
+def build_selects(build: str) -> tuple[CudaVersion | None, bool] | None:
+    """(CUDA, CPU build) a conda build string names: ``py3.9_cuda11.3_cudnn8.3.2_0`` -> 11.3, ``cuda112py39h...``
+    -> 11.2, ``cpu_py39h...`` -> the CPU build; None when it names neither."""
+    b = build.strip().lower()
+    if not b:
+        return None
+    m = _BUILD_DOTTED.search(b)
+    if m is not None:
+        try:
+            return CudaVersion.parse(m.group(1)), False
+        except VersionError:
+            return None
+    m = _BUILD_PACKED.search(b)
+    if m is not None:
+        digits = m.group(1)
+        return CudaVersion((int(digits[:-1]), int(digits[-1]))), False
+    if _BUILD_CPU.search(b):
+        return None, True
+    return None
+
+
+def environment_selects(requirements: Sequence[LocatedRequirement]) -> tuple[CudaVersion | None, bool, str] | None:
+    """(CUDA, CPU build, why) the environment's own lines select for its conda framework lines: ``pytorch-cuda``
+    first, then a ``cudatoolkit`` / ``cuda-version`` pin, then a feature package, then ``cpuonly``."""
+    ranked: list[tuple[int, CudaVersion | None, bool, str]] = []
+    cuda: CudaVersion | None
+    for r in requirements:
+        spec = r.conda
+        if spec is None:
+            continue
+        why = f"{spec.raw} ({r.where})"
+        if r.name in CONDA_CUDA_VARIANT or r.name in CONDA_CUDA:
+            if not spec.exact_version:
+                continue
+            try:
+                cuda = CudaVersion.parse(spec.exact_version)
+            except VersionError:
+                continue
+            ranked.append((0 if r.name in CONDA_CUDA_VARIANT else 1, cuda, False, why))
+        elif (feature := feature_cuda(r.name)) is not None:
+            ranked.append((2, feature, False, f"{why}: the feature package of PyTorch's CUDA {feature} builds"))
+        elif r.name == "cpuonly":
+            ranked.append((3, None, True, why))
+    if not ranked:
+        return None
+    _, cuda, cpu, why = min(ranked, key=lambda x: x[0])
+    return cuda, cpu, why
+
+
+def select_build(pin: Pin, requirements: Sequence[LocatedRequirement], matrix: Matrix) -> None:
+    """Narrow a conda framework line to the build its build string, else its environment, selects."""
+    spec = pin.located.conda
+    if spec is None or pin.variant is not None or pin.cpu:
+        return
+    own = build_selects(spec.build)
+    if own is not None:
+        pin.variant, pin.cpu = own
+        pin.variant_from = f"build string {spec.build}"
+        return
+    env = environment_selects(requirements)
+    if env is None:
+        return
+    cuda, pin.cpu, pin.variant_from = env
+    pin.variant = None if cuda is None else _build_for(pin, cuda, matrix)
+
+
+def _build_for(pin: Pin, cuda: CudaVersion, matrix: Matrix) -> CudaVersion:
+    """The framework build a CUDA pin selects: the build of that series; from CUDA 11, where the release's conda
+    packages are not pinned to one series by its recipes (conda-forge's builds take a cudatoolkit of the same major
+    at least as new as theirs), the newest build of that major the pin serves."""
+    rows = matrix.find(pin.package, _plain(pin))
+    builds = {c for row in rows for c in row.cuda}
+    if any(b.series == cuda.series for b in builds) or cuda.major < 11:
+        return cuda.series
+    exact = any(
+        rec.kind == "conda" and any(p.startswith(("cudatoolkit", "pytorch-cuda")) for p in rec.packages)
+        for row in rows
+        for rec in row.install
+    )
+    served = [b for b in builds if b.major == cuda.major and b.series <= cuda.series]
+    return cuda.series if exact or not served else max(served).series
+
+
+def conda_build_fix(pin: Pin, runtime: Runtime, matrix: Matrix) -> str:
+    """For a conda line the environment narrowed to a build that cannot run here: the CUDA pin that selects a build of
+    the same release that runs ("" when none does, or the line chose its build itself)."""
+    if pin.located.conda is None or pin.variant is None or not pin.variant_from or "(" not in pin.variant_from:
+        return ""
+    result = solve_requirement(pin.requirement, runtime, matrix)
+    runs = [c for c in result.requested if c.cuda is not None and c.ok and not pin.variant.names_build(c.cuda)]
+    if not runs:
+        return ""
+    best = max(runs, key=lambda c: (not any(k.status.value == "warn" for k in c.checks), c.cuda))
+    assert best.cuda is not None
+    what = pin.variant_from.split(" (", 1)[0]
+    name = re.split(r"[=<>! ]", what, maxsplit=1)[0]
+    # the way the release's own conda recipe names that build (cudatoolkit=10.2, pytorch-cuda=11.8, cuda90)
+    rec = best.release.recipe(best.cuda, kind="conda")
+    named = [p for p in (rec.packages if rec else ()) if p.startswith((*CONDA_CUDA_VARIANT, "cudatoolkit"))]
+    named += [p for p in (rec.packages if rec else ()) if feature_cuda(p) is not None]
+    setting = named[0] if named else f"{name}={best.cuda.series}"
+    return (
+        f"{setting} instead of {what}: the CUDA {best.cuda.series} build of {pin.located.conda.name} "
+        f"{best.release.version} runs here"
+    )
+
+
+def _plain(pin: Pin) -> str:
+    return str(pin.requirement.specifier)
+
+
+def cuda_mix(report: CheckReport, pins: Sequence[Pin], solved: Sequence[Solved]) -> None:
+    """Frameworks of one conda environment whose conda builds need CUDA versions no single cudatoolkit gives: an
+    error on the second line. Each framework's builds are those of the release the line asks for (narrowed by its
+    own build string); before CUDA 11 a build needs its exact series, from 11 on the same major."""
+    seen: list[tuple[Pin, set[CudaVersion]]] = []
+    for pin, verdict in zip(pins, solved):
+        if pin.located.conda is None or pin.cpu:
+            continue
+        builds = {c.cuda.series for c in verdict.result.requested if c.cuda is not None}
+        if pin.variant is not None and pin.variant_from.startswith("build string"):
+            builds = {b for b in builds if pin.variant.names_build(b)}
+        if not builds:
+            continue
+        for other, theirs in seen:
+            if any(_share(a, b) for a in builds for b in theirs):
+                continue
+            report.findings.append(
+                Finding(
+                    pin.located.file,
+                    pin.located.line,
+                    pin.package,
+                    Severity.ERROR,
+                    "conda-cuda-mix",
+                    f"one conda environment holds one CUDA: {_builds(pin, builds)}, but {_builds(other, theirs)} "
+                    f"({other.located.where}); no cudatoolkit serves both",
+                    "pick releases with a CUDA in common, or put each framework in an environment of its own",
+                    verdict.best.release.source if verdict.best is not None else "",
+                )
+            )
+            break
+        seen.append((pin, builds))
+
+
+def _share(a: CudaVersion, b: CudaVersion) -> bool:
+    return a == b or (a.major >= 11 and a.major == b.major)
+
+
+def _builds(pin: Pin, builds: set[CudaVersion]) -> str:
+    listed = " or ".join(str(b) for b in sorted(builds))
+    return f"the conda builds of {pin.requirement} need CUDA {listed}"

@@ -1,0 +1,177 @@
+"""The other releases a plan offers when the one asked for cannot run (issue #21, Deliver 5), as properties over a
+table of machines and requirements, checked against the solver on the packaged matrix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from subprocess import CompletedProcess
+
+import pytest
+
+from dnnresolve.compat import MINOR_VERSION_COMPAT
+from dnnresolve.matrix import load_matrix
+from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Runtime
+from dnnresolve.plan import Option, make_plan
+from dnnresolve.records import replace
+from dnnresolve.solve import Candidate, Status, evaluate, solve
+from dnnresolve.specs import parse_requirement
+from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
+
+RunCli = Callable[..., CompletedProcess[str]]
+
+MATRIX = load_matrix()
+
+
+def _machine(gpu: str, cc: str, driver: str, python: str, cuda: str = "", cudnn: str = "") -> Runtime:
+    return Runtime(
+        os="linux",
+        driver=DriverVersion.parse(driver),
+        gpus=[Gpu(gpu, ComputeCapability.parse(cc))],
+        cuda=[CudaInstall(CudaVersion.parse(cuda), f"/usr/local/cuda-{cuda}")] if cuda else [],
+        cudnn=[CudnnInstall(CudnnVersion.parse(cudnn), "/usr/lib", loads_first=True)] if cudnn else [],
+        python=PythonVersion.parse(python),
+    )
+
+
+MACHINES = {
+    "K80/470/3.11": _machine("Tesla K80", "3.7", "470.82.01", "3.11"),
+    "K80/470/3.10": _machine("Tesla K80", "3.7", "470.82.01", "3.10"),
+    "T4/470/3.11": _machine("Tesla T4", "7.5", "470.82.01", "3.11"),
+    "T4/450/3.8": _machine("Tesla T4", "7.5", "450.80.02", "3.8"),
+    "K20m/375/3.6": _machine("Tesla K20m", "3.5", "375.26", "3.6", "8.0", "5.0.5"),
+    "A100/525/3.12": _machine("NVIDIA A100-SXM4-80GB", "8.0", "525.60.13", "3.12"),
+    "V100/418/3.7": _machine("Tesla V100-SXM2-16GB", "7.0", "418.87.01", "3.7", "10.1", "7.6.5"),
+    "P100/384/3.6": _machine("Tesla P100-PCIE-16GB", "6.0", "384.81", "3.6", "9.0", "7.0.5"),
+}
+SPECS = [
+    "torch==2.8.0",
+    "torch==2.1.0",
+    "torch==1.13.1",
+    "tensorflow==2.15.0",
+    "tensorflow-gpu==1.15.0",
+    "jax[cuda12]==0.4.30",
+]
+
+
+def _others(spec: str, rt: Runtime) -> list[Option]:
+    plan = make_plan(solve([parse_requirement(spec)], rt, MATRIX), rt, MATRIX)
+    return [o for o in plan.requirements[0].options if " instead" in o.title and o.title.startswith("use ")]
+
+
+def _new_env(o: Option) -> bool:
+    return any(s.argv[:2] == ("conda", "create") for s in o.steps)
+
+
+def _env_runtime(o: Option, rt: Runtime) -> Runtime:
+    create = next(s for s in o.steps if s.argv[:2] == ("conda", "create"))
+    return replace(rt, python=PythonVersion.parse(create.argv[-1].split("=")[-1]))
+
+
+def _runs(c: Candidate, rt: Runtime, clean: bool = False) -> bool:
+    """Whether the build runs on ``rt`` as the solver judges it, with every check the machine can answer answered."""
+    checks = evaluate(c.release, c.cuda, rt, MATRIX)
+    if any(k.status is Status.UNKNOWN and k.found for k in checks if k.component in ("driver", "compute_capability")):
+        return False
+    if any(k.status is Status.WARN and k.gap for k in checks if k.component == "compute_capability"):
+        return False
+    if any(k.status is Status.UNKNOWN for k in checks if k.component in ("cuda", "cudnn")):
+        return False
+    if clean and any(k.status is Status.WARN and not k.gap for k in checks):
+        return False
+    # (the install check counts: a plan's step installs the form with the extra)
+    return not any(k.status is Status.FAIL for k in checks)
+
+
+def _releases_that_run_here(spec: str, rt: Runtime, clean: bool = False) -> list[Candidate]:
+    name = parse_requirement(spec).name
+    asked = {c.release.version for c in solve([parse_requirement(spec)], rt, MATRIX).results[0].requested}
+    wants_gpu = True
+    out = []
+    for row in MATRIX.releases(name, rt.os):
+        if row.version in asked:
+            continue
+        for cuda in row.cuda or [None]:
+            if cuda is None and wants_gpu:
+                continue
+            if _runs(Candidate(row, cuda), rt, clean):
+                out.append(Candidate(row, cuda))
+                break
+    return out
+
+
+CASES = [(m, s) for m in MACHINES for s in SPECS]
+
+
+@pytest.mark.parametrize(("machine", "spec"), CASES)
+def test_every_other_release_offered_runs_on_the_machine(machine: str, spec: str) -> None:
+    rt = MACHINES[machine]
+    for o in _others(spec, rt):
+        assert o.candidate is not None, o.title
+        target = _env_runtime(o, rt) if _new_env(o) else rt
+        assert _runs(o.candidate, target), (o.title, [k.reason for k in o.candidate.checks])
+
+
+@pytest.mark.parametrize(("machine", "spec"), CASES)
+def test_a_caveat_is_named_never_hidden(machine: str, spec: str) -> None:
+    rt = MACHINES[machine]
+    for o in _others(spec, rt):
+        assert o.candidate is not None
+        warned = [k for k in o.candidate.checks if k.status is Status.WARN and not k.gap]
+        words = o.title.split(": it runs with what this machine has", 1)[1].removesuffix(", but not with pip")
+        assert bool(warned) == bool(words), (o.title, [k.reason for k in warned])
+        assert [k.reason for k in warned] == o.notes
+
+
+@pytest.mark.parametrize(("machine", "spec"), CASES)
+def test_a_new_environment_only_for_what_this_python_cannot_give(machine: str, spec: str) -> None:
+    rt = MACHINES[machine]
+    runs = _releases_that_run_here(spec, rt)
+    clean = _releases_that_run_here(spec, rt, clean=True)
+    for o in _others(spec, rt):
+        if not _new_env(o):
+            continue
+        assert o.candidate is not None
+        major = o.candidate.release.version.major
+        caveated = ": it runs with what this machine has," in o.title
+        same = [c.label for c in (runs if caveated else clean) if c.release.version.major == major]
+        assert not same, (o.title, same)
+
+
+@pytest.mark.parametrize(("machine", "spec"), CASES)
+def test_the_newest_release_that_runs_here_is_offered(machine: str, spec: str) -> None:
+    rt = MACHINES[machine]
+    best = solve([parse_requirement(spec)], rt, MATRIX).results[0].best
+    if best is None or best.ok:
+        return  # the release asked for runs: no other is offered
+    runs = _releases_that_run_here(spec, rt)
+    offered = {str(o.candidate.release.version) for o in _others(spec, rt) if o.candidate and not _new_env(o)}
+    if runs:
+        newest = max(c.release.version for c in runs)
+        assert str(newest) in offered, (sorted(offered), str(newest))
+    else:
+        assert not offered
+
+
+@pytest.mark.parametrize("machine", ["K80/470/3.11", "T4/470/3.11"])
+def test_a_cuda_11_8_torch_2_in_this_python_comes_before_an_old_one_in_a_new_environment(machine: str) -> None:
+    # issue #21: a K80 (sm_37) or T4 on driver 470 with Python 3.11 asking for torch 2.8.0 was offered only torch
+    # 1.12.1 in a new Python 3.10 environment; torch 2.5.1's CUDA 11.8 build carries sm_37 and driver 470 runs
+    # CUDA 11.8 through minor-version compatibility, in the Python already there
+    rt = MACHINES[machine]
+    first = _others("torch==2.8.0", rt)[0]
+    assert first.candidate is not None and first.candidate.release.version.major == 2
+    assert first.candidate.cuda == CudaVersion.parse("11.8")
+    assert not _new_env(first)
+    assert first.title.endswith("it runs with what this machine has, through CUDA 11.x minor-version compatibility")
+    how = MATRIX.driver_table("linux").check(DriverVersion.parse("470.82.01"), CudaVersion.parse("11.8")).how
+    assert how == MINOR_VERSION_COMPAT
+    assert "download.pytorch.org/whl/cu118" in first.steps[-1].shell
+
+
+def test_the_t4_case_as_a_user_runs_it(run_cli: RunCli) -> None:
+    r = run_cli("plan", "torch==2.8.0", "--no-detect", "--driver", "470.82.01", "--gpu", "T4", "--python", "3.11")
+    options = r.stdout.split("Options, best first:\n", 1)[1]
+    first = options.split("\n  2. ", 1)[0]
+    assert first.startswith("  1. use torch 2."), first
+    assert "minor-version compatibility" in first and "new environment" not in first
+    assert "conda create" not in first

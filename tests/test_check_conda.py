@@ -1,0 +1,159 @@
+"""`check` on conda environment files: one CUDA per environment (issue #21, Deliver 3). Each test runs the real
+command on a real file and reads its JSON report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dnnresolve.check_conda import build_selects, feature_cuda
+from dnnresolve.sources.matchspec import parse_matchspec
+from dnnresolve.versions import CudaVersion
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def check_env(run_cli: Run, tmp_path: Path, deps: list[str], *target: str) -> tuple[int, dict[str, Any]]:
+    env = tmp_path / "environment.yml"
+    env.write_text(
+        "name: x\nchannels:\n  - pytorch\n  - defaults\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps)
+    )
+    proc = run_cli("check", "--json", str(env), *target)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def rules(report: dict[str, Any]) -> set[tuple[int, str, str]]:
+    return {(f["line"], f["severity"], f["rule"]) for f in report["findings"]}
+
+
+def checked(report: dict[str, Any]) -> list[str]:
+    return [p["release"] for p in report["checked_lines"]]
+
+
+def test_cudatoolkit_picks_the_build_the_driver_is_held_to(run_cli: Run, tmp_path: Path) -> None:
+    # issue #21: pytorch=1.12.1 with cudatoolkit=11.3 was checked against the CUDA 10.2 build (driver >= 440.33);
+    # the CUDA 11.3 build it installs needs 465.19.01, or 450.80.02 through minor-version compatibility
+    deps = ["python=3.9", "pytorch=1.12.1", "cudatoolkit=11.3"]
+    rc, report = check_env(run_cli, tmp_path, deps, "--driver", "440.33.01", "--gpu", "V100")
+    assert rc == 1
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["line"] == 7 and "torch 1.12.1 (CUDA 11.3) cannot run" in f["message"]
+    assert "CUDA 11.3 comes from the cudatoolkit=11.3" in f["message"]
+    rc, report = check_env(run_cli, tmp_path, deps, "--driver", "460.32.03", "--gpu", "V100")
+    assert rules(report) == {(7, "warning", "target-caveat")}
+    assert "minor-version compatibility" in report["findings"][0]["message"]
+
+
+def test_cuda_version_and_pytorch_cuda_narrow_the_build_too(run_cli: Run, tmp_path: Path) -> None:
+    for pin in ("cuda-version=11.6", "pytorch-cuda=11.6", "cudatoolkit=11.6"):
+        _, report = check_env(run_cli, tmp_path, ["python=3.9", "pytorch=1.12.1", pin], "--driver", "535.54.03")
+        assert checked(report) == ["torch 1.12.1 for CUDA 11.6"], pin
+
+
+def test_a_build_string_picks_the_build(run_cli: Run, tmp_path: Path) -> None:
+    deps = ["python=3.9", "pytorch=1.12.1=py3.9_cuda11.3_cudnn8.3.2_0"]
+    rc, report = check_env(run_cli, tmp_path, deps, "--driver", "440.33.01", "--gpu", "V100")
+    assert rc == 1 and "torch 1.12.1 (CUDA 11.3) cannot run" in report["findings"][0]["message"]
+    assert "torch 1.12.1 for CUDA 11.3" in checked(report)[0]
+
+
+def test_frameworks_whose_conda_builds_need_different_cuda_are_an_error(run_cli: Run, tmp_path: Path) -> None:
+    # tensorflow-gpu 1.13.1 was built for CUDA 10.0; pytorch 1.12.1's conda builds are for cudatoolkit 10.2, 11.3
+    # and 11.6 (its install page): one environment, one cudatoolkit, no build of each in common
+    deps = ["python=3.7", "tensorflow-gpu=1.13.1", "pytorch=1.12.1"]
+    rc, report = check_env(run_cli, tmp_path, deps)
+    assert rc == 1
+    [f] = [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"]
+    assert f["line"] == 8 and f["severity"] == "error"
+    assert "CUDA 10.2 or 11.3 or 11.6" in f["message"] and "CUDA 10.0" in f["message"] and ":7)" in f["message"]
+    # with a release of a CUDA in common (pytorch 1.1.0 has a CUDA 10.0 build) the pair is fine
+    _, report = check_env(run_cli, tmp_path, ["python=3.7", "tensorflow-gpu=1.13.1", "pytorch=1.1.0"])
+    assert not [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"]
+
+
+def test_a_feature_package_asks_for_its_cuda(run_cli: Run, tmp_path: Path) -> None:
+    # issue #21: tensorflow-gpu=1.13.1, pytorch=1.1.0 and cuda92 passed. cuda92 is the metapackage whose
+    # track_features picked PyTorch's CUDA 9.2 builds (0.4.1 and 1.0.0); neither release here has a 9.2 build
+    deps = ["python=3.6", "tensorflow-gpu=1.13.1", "pytorch=1.1.0", "cuda92"]
+    rc, report = check_env(run_cli, tmp_path, deps)
+    assert rc == 1
+    assert {(7, "error", "cuda-disagreement"), (8, "error", "cuda-disagreement")} <= rules(report)
+    assert all("cuda92" in f["message"] and "9.2" in f["message"] for f in report["findings"])
+    assert report["not_checked"] == []  # cuda92 is understood, not "GPU-related but not in the matrix"
+    # pytorch 0.4.1 with cuda92 is its CUDA 9.2 build
+    _, report = check_env(run_cli, tmp_path, ["python=3.6", "pytorch=0.4.1", "cuda92"], "--driver", "396.26")
+    assert checked(report) == ["torch 0.4.1 for CUDA 9.2"]
+
+
+def test_cpuonly_is_the_cpu_build(run_cli: Run, tmp_path: Path) -> None:
+    rc, report = check_env(run_cli, tmp_path, ["python=3.9", "pytorch=1.12.1", "cpuonly"], "--driver", "390.48")
+    assert rc == 0 and not [f for f in report["findings"] if f["severity"] == "error"]
+
+
+def test_build_strings_and_feature_names_read() -> None:
+    assert build_selects(parse_matchspec("pytorch=1.12.1=py3.9_cuda11.3_cudnn8.3.2_0").build) == (
+        CudaVersion.parse("11.3"),
+        False,
+    )
+    assert build_selects("cuda112py39h1234567_200") == (CudaVersion.parse("11.2"), False)
+    assert build_selects("cpu_py39h1234567_0") == (None, True)
+    assert build_selects("py39h1234567_0") is None
+    assert build_selects("*cuda11.3*") == (CudaVersion.parse("11.3"), False)
+    assert build_selects("cuda112*") == (CudaVersion.parse("11.2"), False)
+    assert build_selects("*cpu*") == (None, True)
+    assert build_selects("cuda*") is None
+    assert feature_cuda("cuda92") == CudaVersion.parse("9.2")
+    assert feature_cuda("cuda100") == CudaVersion.parse("10.0")
+    assert feature_cuda("cudatoolkit") is None and feature_cuda("cuda") is None
+
+
+def _conda_recipes() -> list[tuple[str, str, str]]:
+    """(framework line, the recipe's CUDA-setting package, its CUDA) of every Linux conda recipe in the matrix that
+    names its CUDA by a package of its own (cudatoolkit=, pytorch-cuda=, a feature package)."""
+    from dnnresolve.matrix import load_matrix
+
+    out = []
+    for row in load_matrix().frameworks:
+        if "linux" not in row.os:
+            continue
+        for rec in row.install:
+            if rec.kind != "conda" or not rec.cuda or not rec.packages:
+                continue
+            sets = [p for p in rec.packages[1:] if p.startswith(("cudatoolkit", "pytorch-cuda")) or feature_cuda(p)]
+            if sets and rec.packages[0].split("=")[0] in ("pytorch", "tensorflow-gpu"):
+                out.append((rec.packages[0], sets[0], rec.cuda))
+    return sorted(set(out))
+
+
+def test_every_conda_recipe_of_the_matrix_is_checked_as_its_own_build() -> None:
+    """A sweep: the environment a recipe of the matrix writes is judged as that recipe's CUDA build, whichever way
+    the recipe names its CUDA (cudatoolkit=, pytorch-cuda=, cuda92)."""
+    from dnnresolve.check import check_sources
+    from dnnresolve.matrix import load_matrix
+    from dnnresolve.sources import conda_env
+
+    matrix = load_matrix()
+    recipes = _conda_recipes()
+    assert len(recipes) > 50
+    for line, sets, cuda in recipes:
+        text = f"dependencies:\n  - {line}\n  - {sets}\n"
+        source = conda_env.read(Path("environment.yml"), text, Path("."))
+        report = check_sources([source], None, matrix)
+        assert [p.release.endswith(f"for CUDA {cuda}") for p in report.pins] == [True], (text, report.pins)
+        assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
+
+
+def test_the_fix_of_a_conda_line_is_the_cuda_pin_of_a_build_that_runs(run_cli: Run, tmp_path: Path) -> None:
+    # in a conda environment the fix is the line that selects another build of the same release, written as the
+    # release's own conda recipe writes it, not a pip command
+    deps = ["python=3.9", "pytorch=1.12.1", "cudatoolkit=11.3"]
+    _, report = check_env(run_cli, tmp_path, deps, "--driver", "440.33.01", "--gpu", "V100")
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["fix"] == "cudatoolkit=10.2 instead of cudatoolkit=11.3: the CUDA 10.2 build of pytorch 1.12.1 runs here"
+    _, report = check_env(run_cli, tmp_path, ["python=3.6", "pytorch=0.4.1", "cuda92"], "--driver", "390.48")
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["fix"] == "cuda90 instead of cuda92: the CUDA 9.0 build of pytorch 0.4.1 runs here"
