@@ -139,6 +139,10 @@ def _for_release(d: Diagnosis, installed: InstalledPackage, runtime: Runtime, ma
         return Planned()
     rp = make_plan(solve([req], runtime, matrix), runtime, matrix).requirements[0]
     best = rp.result.best
+    if best is None and "+" in version:  # a build the matrix lists no recipe of (+cpu): the release, and the gap
+        req = parse_requirement(f"{name}=={version.split('+', 1)[0]}")
+        rp = make_plan(solve([req], runtime, matrix), runtime, matrix).requirements[0]
+        best = rp.result.best
     if best is None:
         return Planned()
     gap = build_gap(installed, runtime, matrix)
