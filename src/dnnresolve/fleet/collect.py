@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UserError
 from ..records import record
 from .slurm import SlurmNode, read_cluster, run_on_node, why_failed
-from .store import FleetNode, index_json, profile_name, write_fleet
+from .store import FleetNode, check_replaceable, index_json, profile_name, write_fleet
 
 if TYPE_CHECKING:
     from ..detect.programs import Programs
@@ -54,6 +54,7 @@ def collect(
 ) -> Collected:
     from ..detect.programs import Programs
 
+    check_replaceable(out)  # before any job runs: a collect that cannot be written is not started
     command = list(command or default_command())
     env = dict(os.environ)
     programs = Programs()

@@ -76,8 +76,7 @@ def write_fleet(directory: str, index: Mapping[str, Any], profiles: Mapping[str,
     import tempfile
 
     target = Path(directory)
-    if target.exists() and not _replaceable(target):
-        raise UserError(f"not a fleet directory (no {INDEX}); it is left as it is: give a new or empty one", directory)
+    check_replaceable(directory)
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".new", dir=target.parent))
     old: Path | None = None
@@ -101,10 +100,15 @@ def write_fleet(directory: str, index: Mapping[str, Any], profiles: Mapping[str,
             shutil.rmtree(old, ignore_errors=True)
 
 
-def _replaceable(target: Path) -> bool:
+def check_replaceable(directory: str) -> None:
+    """A UserError unless ``directory`` is new, empty, or a fleet: a collect never replaces anything else."""
+    target = Path(directory)
+    if not target.exists():
+        return
     if not target.is_dir():
-        return False
-    return (target / INDEX).is_file() or not any(target.iterdir())
+        raise UserError("not a directory: give a new or empty directory, or a fleet to replace", directory)
+    if not (target / INDEX).is_file() and any(target.iterdir()):
+        raise UserError(f"not a fleet directory (no {INDEX}), left as it is: give a new or empty one", directory)
 
 
 def load_fleet(directory: str) -> Fleet:
