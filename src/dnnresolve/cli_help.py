@@ -57,6 +57,7 @@ HELP: dict[str, CommandHelp] = {
         (
             ('dnnresolve plan tensorflow-gpu==1.0 --driver 375.26 --gpu "Tesla K20m"', "the classic case"),
             ("dnnresolve plan 'torch>=2.1' --target node.json --format sh", "a script for another machine"),
+            ("dnnresolve plan torch==2.8.0 --fleet fleet", "a verdict per group of a cluster's alike nodes"),
         ),
         (
             (0, "the machine already runs every requirement and it is installed"),
@@ -150,7 +151,7 @@ HELP: dict[str, CommandHelp] = {
         "from its GPU GRES type and features, and every answer made from it says so.",
         (
             ("dnnresolve fleet collect --out fleet --partition gpu", "a profile per node of partition gpu"),
-            ("dnnresolve plan torch==2.8.0 --fleet fleet", "a verdict per group of alike nodes"),
+            ("dnnresolve fleet collect --out fleet --no-jobs", "no job: estimates from sinfo's GRES and features"),
         ),
         (
             (0, "every node listed was read (or estimated)"),
