@@ -23,7 +23,7 @@ from pathlib import Path
 from ..detect.machines import MACHINES
 
 SBIN_PATH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin", "/usr/bin"])
-PROGRAMS = ("munged", "slurmctld", "slurmd", "sinfo", "srun", "scontrol")
+PROGRAMS = ("munged", "slurmctld", "slurmd", "sinfo", "srun", "scontrol", "squeue", "scancel")
 LIVE = {"k20m-1": "k20m", "k20m-2": "k20m", "a100-1": "a100", "cpu-1": "nogpu"}  # node -> its machine
 DOWN = "gone-1"
 START_TIMEOUT_S = 30.0
@@ -43,6 +43,20 @@ class Cluster:
 
     def scontrol(self, *args: str) -> None:
         subprocess.run(["scontrol", *args], env={**os.environ, **self.env}, check=True, timeout=30, capture_output=True)
+
+    def jobs(self) -> list[str]:
+        """The cluster's jobs, a line each (``id name state node``)."""
+        out = subprocess.run(
+            ["squeue", "--noheader", "--format=%i %j %T %N"],
+            env={**os.environ, **self.env},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        return out.stdout.splitlines()
+
+    def cancel_all(self) -> None:
+        subprocess.run(["scancel", "--user", "root"], env={**os.environ, **self.env}, timeout=30, capture_output=True)
 
     def logs(self) -> str:
         out = []

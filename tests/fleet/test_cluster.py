@@ -164,3 +164,60 @@ def test_no_jobs_estimates_from_gres_and_says_so(cluster: Cluster, run_cli: Run,
     assert groups[("a100-1",)]["plan"]["machine"]["compute_capability"] == "8.0"
     text = run_cli("plan", "torch==2.8.0", "--fleet", str(out))
     assert "cannot (estimate)" in text.stdout and "estimated from Slurm" in text.stdout
+
+
+SLOW = "sh -c 'sleep 50' sleeper"  # a node command that outlives every deadline below ("detect --json" follows it)
+
+
+def _idle(cluster: Cluster, within: float) -> list[str]:
+    """The cluster's jobs once none is left, or ``within`` seconds have passed."""
+    import time
+
+    end = time.monotonic() + within
+    while cluster.jobs() and time.monotonic() < end:
+        time.sleep(0.2)
+    return cluster.jobs()
+
+
+def test_a_node_past_its_timeout_is_reported_and_its_job_cancelled(
+    cluster: Cluster, run_cli: Run, tmp_path: Path
+) -> None:
+    try:
+        done = run_cli(
+            "fleet", "collect", "--out", str(tmp_path / "f"), "--nodes", "cpu-1", "--timeout", "1", "--command", SLOW,
+            "--json", env=cluster.env,
+        )  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        assert json.loads(done.stdout)["nodes"]["cpu-1"]["reason"] == "srun timed out after 6s"
+        assert _idle(cluster, 15) == []  # Slurm cancelled the step: no job runs on until its time limit
+    finally:
+        cluster.cancel_all()
+
+
+def test_stopping_a_collect_cancels_its_jobs_and_keeps_the_old_fleet(cluster: Cluster, tmp_path: Path) -> None:
+    import os
+    import signal
+    import sys
+    import time
+
+    out = tmp_path / "fleet"
+    env = {**os.environ, **cluster.env, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    env["DNNRESOLVE_CACHE_DIR"] = str(tmp_path / "cache")
+    argv = [sys.executable, "-m", "dnnresolve", "fleet", "collect", "--out", str(out), "--nodes", "k20m-[1-2]"]
+    assert subprocess.run(argv, env=env, capture_output=True, timeout=120).returncode == 0
+    before = (out / "fleet.json").read_text()
+    proc = subprocess.Popen([*argv, "--command", SLOW], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        end = time.monotonic() + 30
+        while len([j for j in cluster.jobs() if "RUNNING" in j]) < 2 and time.monotonic() < end:
+            time.sleep(0.2)
+        assert len(cluster.jobs()) == 2, cluster.jobs()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=15)
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        assert _idle(cluster, 15) == []  # cancelled: not left to run on to its time limit (1 min)
+        assert (out / "fleet.json").read_text() == before  # the old fleet, whole
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".fleet.")] == []
+    finally:
+        proc.kill()
+        cluster.cancel_all()

@@ -4,6 +4,7 @@ partitions), its states read as reachable or not, GPU GRES entries, and host lis
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -88,9 +89,15 @@ def test_a_line_of_another_shape_is_an_error_naming_it(line: str) -> None:
 def test_srun_runs_one_task_on_the_node_at_once_or_not_at_all() -> None:
     argv = srun_argv("k20m-1", "k20m", ["/shared/bin/dnnresolve"], 90)
     assert argv[0] == "srun" and argv[-3:] == ["/shared/bin/dnnresolve", "detect", "--json"]
-    assert {"--immediate=5", "--time=2", "--nodes=1", "--ntasks=1", "--nodelist=k20m-1", "--partition=k20m"} <= set(
-        argv
-    )
+    assert {
+        "--immediate=5",
+        "--time=2",
+        f"--job-name=dnnresolve-detect.{os.getpid()}.k20m-1",  # its own name: scancel --name ends it alone
+        "--nodes=1",
+        "--ntasks=1",
+        "--nodelist=k20m-1",
+        "--partition=k20m",
+    } <= set(argv)
 
 
 def test_hostlist_writes_names_the_way_slurm_does() -> None:

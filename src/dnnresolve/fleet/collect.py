@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
 from ..records import record
+from .runs import SlurmRuns
 from .slurm import SlurmNode, read_cluster, run_on_node, why_failed
 from .store import FleetNode, check_replaceable, index_json, profile_name, write_fleet
 
 if TYPE_CHECKING:
-    from ..detect.programs import Programs
     from ..matrix import Matrix
 
 DEFAULT_PARALLEL = 8  # srun jobs at once: each is one short task, but the controller schedules every one
@@ -52,23 +52,21 @@ def collect(
     matrix: Matrix | None = None,
     on_progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> Collected:
-    from ..detect.programs import Programs
-
     check_replaceable(out)  # before any job runs: a collect that cannot be written is not started
     command = list(command or default_command())
     env = dict(os.environ)
-    programs = Programs()
+    runs = SlurmRuns()
     try:
-        cluster = select(read_cluster(nodes, programs, env), partitions)
+        cluster = select(read_cluster(nodes, runs, env), partitions)
         stamp = _now()
         if no_jobs:
             if matrix is None:
                 raise ValueError("an estimate needs the matrix")
             results = [(None, "", n.unreachable) if n.unreachable else _estimated(n, matrix, stamp) for n in cluster]
         else:
-            results = _run_all(cluster, partitions, command, timeout, parallel, programs, env, on_progress)
+            results = _run_all(cluster, partitions, command, timeout, parallel, runs, env, on_progress)
     finally:
-        programs.stop()
+        runs.stop(env)
     from ..profile import runtime_from_json
 
     taken: set[str] = set()
@@ -119,7 +117,7 @@ def _run_all(
     command: Sequence[str],
     timeout: float,
     parallel: int,
-    programs: Programs,
+    runs: SlurmRuns,
     env: dict[str, str],
     on_progress: Callable[[int, int], None],
 ) -> list[Outcome]:
@@ -138,7 +136,7 @@ def _run_all(
     if jobs:
         with ThreadPoolExecutor(max_workers=max(1, min(parallel, len(jobs))), thread_name_prefix="srun") as pool:
             futures = {
-                pool.submit(_detect_on, node, _partition(node, partitions), command, timeout, programs, env): i
+                pool.submit(_detect_on, node, _partition(node, partitions), command, timeout, runs, env): i
                 for i, node in jobs.items()
             }
             try:
@@ -147,7 +145,7 @@ def _run_all(
                     done += 1
                     on_progress(done, len(cluster))
             except BaseException:
-                programs.stop()  # Ctrl-C, SIGTERM: the sruns running now are killed, those queued never start
+                runs.stop(env)  # Ctrl-C, SIGTERM: the jobs running now are cancelled, those queued never start
                 for f in futures:
                     f.cancel()
                 raise
@@ -164,12 +162,12 @@ def _detect_on(
     partition: str,
     command: Sequence[str],
     timeout: float,
-    programs: Programs,
+    runs: SlurmRuns,
     env: dict[str, str],
 ) -> Outcome:
     from ..profile import runtime_from_json
 
-    result = run_on_node(node.name, partition, command, timeout, programs, env)
+    result = run_on_node(node.name, partition, command, timeout, runs, env)
     when = _now()
     if not result.ok:
         return None, "", why_failed(result)

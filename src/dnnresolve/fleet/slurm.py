@@ -1,15 +1,17 @@
 """Slurm, asked the way its own tools are scripted: ``sinfo`` in a fixed format of explicit fields, and the ``srun``
-command line that runs one task on one named node without waiting for it. Programs run through
-``detect.programs.execute``: each with a deadline, in a process group of its own that a kill reaches whole."""
+command line that runs one task on one named node without waiting for it. Programs run through ``runs``: each
+with a deadline, stopped the way that makes Slurm cancel the job."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
-from ..detect.programs import ProgramResult, Programs, execute
+from ..detect.programs import ProgramResult
 from ..errors import UserError
 from ..records import record
+from .runs import SlurmRuns
 
 # node, partition (without the default's "*"), state (long form), available features, GRES, reason. The reason is
 # free text that may hold the separator: it comes last, and a line is split at the first five separators only.
@@ -120,13 +122,18 @@ def gpu_gres(gres: Sequence[str]) -> list[tuple[str, int]]:
     return out
 
 
-def read_cluster(nodes: str | None, programs: Programs, env: dict[str, str]) -> list[SlurmNode]:
+def read_cluster(nodes: str | None, runs: SlurmRuns, env: dict[str, str]) -> list[SlurmNode]:
     """The cluster's nodes as ``sinfo`` lists them (only those of the host list ``nodes`` when given)."""
     argv = sinfo_argv(nodes)
-    result = execute(tuple(argv), argv, env, SINFO_TIMEOUT_S, programs)
+    result = runs.run(argv, env, SINFO_TIMEOUT_S)
     if not result.ok:
         raise UserError(f"{' '.join(argv)}: {why_failed(result)}")
     return parse_sinfo(result.stdout)
+
+
+def job_name(node: str) -> str:
+    """A name for the job on ``node`` that no other collect uses: ``scancel --name`` ends exactly that job."""
+    return f"dnnresolve-detect.{os.getpid()}.{node}"
 
 
 def srun_argv(node: str, partition: str, command: Sequence[str], timeout: float) -> list[str]:
@@ -139,7 +146,7 @@ def srun_argv(node: str, partition: str, command: Sequence[str], timeout: float)
         "--nodes=1",
         "--ntasks=1",
         f"--nodelist={node}",
-        "--job-name=dnnresolve-detect",
+        f"--job-name={job_name(node)}",
         "--quiet",
     ]
     if partition:
@@ -148,11 +155,11 @@ def srun_argv(node: str, partition: str, command: Sequence[str], timeout: float)
 
 
 def run_on_node(
-    node: str, partition: str, command: Sequence[str], timeout: float, programs: Programs, env: dict[str, str]
+    node: str, partition: str, command: Sequence[str], timeout: float, runs: SlurmRuns, env: dict[str, str]
 ) -> ProgramResult:
     argv = srun_argv(node, partition, command, timeout)
     # srun's own wait for the node comes on top of the command's time
-    return execute(tuple(argv), argv, env, timeout + IMMEDIATE_S, programs)
+    return runs.run(argv, env, timeout + IMMEDIATE_S, cancel=["scancel", "--quiet", f"--name={job_name(node)}"])
 
 
 def why_failed(result: ProgramResult) -> str:
