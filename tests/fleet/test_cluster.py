@@ -221,3 +221,22 @@ def test_stopping_a_collect_cancels_its_jobs_and_keeps_the_old_fleet(cluster: Cl
     finally:
         proc.kill()
         cluster.cancel_all()
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["--partition", "nosuch"], "--partition nosuch: no such partition (sinfo lists: a100, cpu, k20m)"),
+        (
+            ["--nodes", "a100-1", "--partition", "k20m"],
+            "--partition k20m: none of --nodes a100-1 is in it (theirs: a100)",
+        ),
+        (["--nodes", "nosuch-[1-2]"], "sinfo lists no node of --nodes nosuch-[1-2]"),
+    ],
+)
+def test_nodes_and_partitions_slurm_does_not_know(
+    args: list[str], error: str, cluster: Cluster, run_cli: Run, tmp_path: Path
+) -> None:
+    done = run_cli("fleet", "collect", "--out", str(tmp_path / "f"), *args, env=cluster.env)
+    assert done.returncode == 2 and done.stderr == f"dnnresolve fleet: error: {error}\n"
+    assert not (tmp_path / "f").exists()

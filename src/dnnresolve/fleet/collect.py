@@ -57,7 +57,7 @@ def collect(
     env = dict(os.environ)
     runs = SlurmRuns()
     try:
-        cluster = select(read_cluster(nodes, runs, env), partitions)
+        cluster = select(read_cluster(nodes, runs, env), partitions, nodes)
         stamp = _now()
         if no_jobs:
             if matrix is None:
@@ -95,16 +95,17 @@ def collect(
     return Collected(out, fleet, no_jobs)
 
 
-def select(cluster: Sequence[SlurmNode], partitions: Sequence[str]) -> list[SlurmNode]:
+def select(cluster: Sequence[SlurmNode], partitions: Sequence[str], nodes: str | None = None) -> list[SlurmNode]:
     """The nodes of the partitions asked for (all when none is), each with all of its partitions."""
     if not cluster:
-        raise UserError("sinfo lists no node" + (" of that host list" if partitions else ""))
+        raise UserError(f"sinfo lists no node{f' of --nodes {nodes}' if nodes else ''}")
     if not partitions:
         return list(cluster)
     known = {p for n in cluster for p in n.partitions}
     unknown = [p for p in partitions if p not in known]
     if unknown:
-        raise UserError(f"--partition {unknown[0]}: no such partition (sinfo lists {', '.join(sorted(known))})")
+        where = f"none of --nodes {nodes} is in it (theirs" if nodes else "no such partition (sinfo lists"
+        raise UserError(f"--partition {unknown[0]}: {where}: {', '.join(sorted(known))})")
     return [n for n in cluster if set(n.partitions) & set(partitions)]
 
 
