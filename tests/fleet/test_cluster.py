@@ -240,3 +240,15 @@ def test_nodes_and_partitions_slurm_does_not_know(
     done = run_cli("fleet", "collect", "--out", str(tmp_path / "f"), *args, env=cluster.env)
     assert done.returncode == 2 and done.stderr == f"dnnresolve fleet: error: {error}\n"
     assert not (tmp_path / "f").exists()
+
+
+def test_a_progress_bar_on_a_terminal_only(cluster: Cluster, run_cli: Run, tmp_path: Path) -> None:
+    from ..test_progress import _run_on_terminal
+
+    argv = ["fleet", "collect", "--nodes", "k20m-[1-2]", "--out"]
+    status, shown = _run_on_terminal(
+        [*argv, str(tmp_path / "a")], {**cluster.env, "DNNRESOLVE_CACHE_DIR": str(tmp_path)}
+    )
+    assert status == 0 and "collecting node profiles" in shown, shown
+    piped = run_cli(*argv, str(tmp_path / "b"), env=cluster.env)
+    assert piped.returncode == 0 and piped.stderr == "" and "collecting" not in piped.stdout
