@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ..test_text_width import too_wide
 from .cluster import DOWN, LIVE, Cluster
 
 Run = Callable[..., "subprocess.CompletedProcess[str]"]
@@ -110,8 +111,9 @@ def test_a_second_collect_replaces_the_fleet_whole(cluster: Cluster, run_cli: Ru
     first = run_cli("fleet", "collect", "--out", str(out), "--partition", "k20m", env=env)
     assert first.returncode == 1, first.stderr  # gone-1 is in k20m
     assert sorted(p.name for p in (out / "nodes").iterdir()) == ["k20m-1.json", "k20m-2.json"]
-    second = run_cli("fleet", "collect", "--out", str(out), "--nodes", "a100-1", env=env)
+    second = run_cli("fleet", "collect", "--out", str(out), "--nodes", "a100-1", env={**env, "COLUMNS": "40"})
     assert second.returncode == 0, second.stderr
+    assert not too_wide(second.stdout, 40), second.stdout  # (a path wider than a line stays whole)
     assert sorted(p.name for p in (out / "nodes").iterdir()) == ["a100-1.json"]
     assert list(json.loads((out / "fleet.json").read_text())["nodes"]) == ["a100-1"]
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".fleet.")]  # no work directory left
