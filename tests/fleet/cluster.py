@@ -58,6 +58,13 @@ class Cluster:
     def cancel_all(self) -> None:
         subprocess.run(["scancel", "--user", "root"], env={**os.environ, **self.env}, timeout=30, capture_output=True)
 
+    def settle(self) -> None:
+        """Wait until every live node is idle and no job is left (one test's jobs never meet the next test)."""
+        end = time.monotonic() + START_TIMEOUT_S
+        while self.jobs() and time.monotonic() < end:
+            time.sleep(0.2)
+        _wait_idle(self, {**os.environ, **self.env})
+
     def logs(self) -> str:
         out = []
         for log in sorted((self.base / "log").glob("*.log")):

@@ -16,6 +16,13 @@ from .cluster import DOWN, LIVE, Cluster
 Run = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
+@pytest.fixture(autouse=True)
+def settled(request: pytest.FixtureRequest) -> None:
+    """Each test that uses the cluster starts on idle nodes with no job left."""
+    if "cluster" in request.fixturenames:
+        request.getfixturevalue("cluster").settle()
+
+
 @pytest.fixture(scope="module")
 def fleet(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict]]:  # type: ignore[type-arg]
     """One collect of the whole cluster, shared by the tests that read it: (its directory, its --json answer)."""
@@ -156,7 +163,7 @@ def test_no_jobs_estimates_from_gres_and_says_so(cluster: Cluster, run_cli: Run,
     )
     assert done.returncode == 1, done.stderr  # gone-1 is still down
     nodes = json.loads(done.stdout)["nodes"]
-    assert all(nodes[n]["estimate"] and nodes[n]["profile"] for n in LIVE)
+    assert all(nodes[n]["estimate"] and nodes[n]["profile"] for n in LIVE), nodes
     assert nodes[DOWN]["profile"] is None
     plan = run_cli("plan", "torch==2.8.0", "--fleet", str(out), "--json")
     assert plan.returncode == 1, plan.stderr
