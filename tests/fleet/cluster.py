@@ -216,9 +216,15 @@ def _wait_idle(c: Cluster, env: dict[str, str]) -> None:
 
 
 def stop(c: Cluster) -> None:
-    """Every daemon of the cluster ended (SIGTERM, then SIGKILL), its directory removed."""
+    """Every job cancelled, every daemon of the cluster ended (SIGTERM, then SIGKILL) with the job steps it left
+    (a slurmstepd outlives its slurmd), its directory removed."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        c.cancel_all()
+        end = time.monotonic() + 10
+        while c.jobs() and time.monotonic() < end:
+            time.sleep(0.2)
     run = c.base / "run"
-    pids = []
+    pids = _steps_of(c)
     for pidfile in run.glob("*.pid"):
         with contextlib.suppress(OSError, ValueError):
             pids.append(int(pidfile.read_text().split()[0]))
@@ -229,10 +235,22 @@ def stop(c: Cluster) -> None:
     while pids and time.monotonic() < end:
         pids = [p for p in pids if _alive(p)]
         time.sleep(0.1)
-    for pid in pids:
+    for pid in [*pids, *_steps_of(c)]:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
     shutil.rmtree(c.base, ignore_errors=True)
+
+
+def _steps_of(c: Cluster) -> list[int]:
+    """The processes that run with this cluster's slurm.conf in their environment (slurmstepd and its tasks)."""
+    mark = f"SLURM_CONF={c.conf}".encode()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and int(proc.name) != os.getpid():
+            with contextlib.suppress(OSError):
+                if mark in (proc / "environ").read_bytes().split(b"\0"):
+                    found.append(int(proc.name))
+    return found
 
 
 def _alive(pid: int) -> bool:
