@@ -27,6 +27,7 @@ HEAVY = [
     "shutil",  # argparse imports it for every option, unless given a width (cli._Formatter)
     "bz2",
     "lzma",
+    "dnnresolve.fleet",  # only fleet collect and --fleet read a fleet
 ]
 
 COMMANDS = [

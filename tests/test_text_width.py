@@ -69,6 +69,7 @@ def commands(where: dict[str, Path]) -> dict[str, list[str]]:
         "explain library": ["explain", "--no-detect", NO_LIBRARY],
         "detect": ["detect", "--root", str(where["k20m"])],
         "doctor": ["doctor", "--root", str(where["k20m"])],
+        "plan --fleet": ["plan", "torch==2.8.0", "--fleet", str(REPO / "tests/fixtures/docs/fleet")],
     }
 
 
@@ -203,6 +204,10 @@ def _doctor(text: str, where: dict[str, Path], width: int) -> None:
     assert "torch 2.7.0 on Tesla K20m (3.5): sm_75 sm_80 sm_90a sm_100 + PTX compute_90" in " ".join(lines)
 
 
+def _plan_fleet(text: str, where: dict[str, Path], width: int) -> None:
+    assert {"k20m-[1-2]", "cannot", "installable", "gone-1:"} <= words_kept(text.replace("│", " "))
+
+
 FACTS: dict[str, Check] = {
     "check": _check,
     "check projects": _check_projects,
@@ -215,6 +220,7 @@ FACTS: dict[str, Check] = {
     "explain library": _explain_library,
     "detect": _detect,
     "doctor": _doctor,
+    "plan --fleet": _plan_fleet,
 }
 
 

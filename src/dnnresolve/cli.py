@@ -17,6 +17,7 @@ from .interrupts import stop_signals_raise, stopped_by
 if TYPE_CHECKING:
     from .matrix import Matrix
     from .plan import Plan
+    from .specs import Requirement
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug of dnnresolve's own
@@ -141,6 +142,15 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--output", metavar="FILE", help="write the file to FILE instead of standard output")
     p.add_argument("--verify", action="store_true", help="check that each recommended wheel exists on its index")
+    _fleet_arg(p)
+
+
+def _fleet_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--fleet",
+        metavar="DIR",
+        help="answer per group of alike nodes of a fleet ('dnnresolve fleet collect --out DIR')",
+    )
 
 
 def _check_args(p: argparse.ArgumentParser) -> None:
@@ -158,6 +168,7 @@ def _check_args(p: argparse.ArgumentParser) -> None:
         help="'markdown' for a pull-request comment, 'sarif' for code scanning (SARIF 2.1.0)",
     )
     p.add_argument("--strict", action="store_true", help="warnings fail too")
+    _fleet_arg(p)
 
 
 def _doctor_args(p: argparse.ArgumentParser) -> None:
@@ -177,6 +188,28 @@ def _matrix_args(p: argparse.ArgumentParser) -> None:
         help="'html' writes the whole matrix as one self-contained page, filterable, every cell linked to its source",
     )
     p.add_argument("--output", metavar="FILE", help="write to FILE instead of standard output")
+
+
+def _fleet_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("collect",), help="'collect': read every node's profile through Slurm")
+    p.add_argument("--out", metavar="DIR", required=True, help="the fleet directory to write (replaced whole)")
+    p.add_argument(
+        "--partition", metavar="P", action="append", default=[], help="only the nodes of this partition (repeatable)"
+    )
+    p.add_argument("--nodes", metavar="LIST", help="only these nodes, a Slurm host list: gpu[01-16],cpu01")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="how long each node's job may take")
+    p.add_argument(
+        "--command",
+        dest="node_command",
+        metavar="CMD",
+        help="the dnnresolve the nodes run, e.g. /shared/venv/bin/dnnresolve (default: this one's Python)",
+    )
+    p.add_argument("--parallel", type=int, default=8, metavar="N", help="how many srun jobs run at once")
+    p.add_argument(
+        "--no-jobs",
+        action="store_true",
+        help="run no job: estimate each node from sinfo's GPU GRES types and features (marked as estimates)",
+    )
 
 
 def _update_args(p: argparse.ArgumentParser) -> None:
@@ -273,10 +306,8 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     return EXIT_OK if result.found else EXIT_PROBLEMS
 
 
-def _plan_from_args(args: argparse.Namespace) -> Plan:
-    from .plan import make_plan
-    from .runtime_flags import runtime_for
-    from .solve import solve
+def _specs_from_args(args: argparse.Namespace) -> tuple[list[Requirement], Matrix]:
+    """The SPECs parsed, and the matrix (loaded once they parse); for ``plan``, each one's package must be in it."""
     from .specs import InvalidRequirement, parse_requirement
 
     requirements = []
@@ -292,6 +323,15 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
         refused = unknown_packages([r.name for r in requirements], matrix.packages())
         if refused:
             raise UserError(refused)
+    return requirements, matrix
+
+
+def _plan_from_args(args: argparse.Namespace) -> Plan:
+    from .plan import make_plan
+    from .runtime_flags import runtime_for
+    from .solve import solve
+
+    requirements, matrix = _specs_from_args(args)
     runtime = runtime_for(args, matrix)
     args.runtime = runtime
     return make_plan(solve(requirements, runtime, matrix), runtime, matrix)
@@ -303,6 +343,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
     start_detection(args)
 
+    if args.fleet:
+        return _fleet_answer(args, " ".join(args.specs), *_specs_from_args(args))
     plan = _plan_from_args(args)
     if args.verify:
         from .verify import verify_plan
@@ -372,9 +414,67 @@ def _cmd_check(args: argparse.Namespace) -> int:
     with count_progress("reading requirement files", enabled=not args.json and args.format == "text") as progress:
         sources = read_paths(args.files or ["."], on_progress=progress)
     matrix = _load_matrix(args)
+    if args.fleet:
+        from .fleet.requirements import framework_requirements
+
+        requirements = framework_requirements(sources, matrix)
+        return _fleet_answer(args, ", ".join(str(r) for r in requirements), requirements, matrix)
     report = check_sources(sources, check_target(args, sources, matrix), matrix)
     render.emit(report, as_json=args.json, fmt=args.format)
     return report.exit_status(args.strict)
+
+
+def _fleet_answer(args: argparse.Namespace, label: str, requirements: list[Requirement], matrix: Matrix) -> int:
+    """``plan`` / ``check`` with ``--fleet DIR``: the requirements planned once per group of alike nodes."""
+    from .fleet.groups import answer
+    from .fleet.store import load_fleet
+    from .plan import make_plan
+    from .render import fleet as render
+    from .solve import solve
+
+    machine = [f"--{k.replace('_', '-')}" for k in _MACHINE_FLAGS if getattr(args, k, None)]
+    if machine or getattr(args, "verify", False) or args.format != "text":
+        given = (machine or ["--verify" if getattr(args, "verify", False) else f"--format {args.format}"])[0]
+        raise UserError(f"--fleet answers for the fleet's own nodes: {given} cannot be given with it")
+    fleet = load_fleet(args.fleet)
+    result = answer(label, fleet.nodes, lambda rt: make_plan(solve(requirements, rt, matrix), rt, matrix))
+    render.emit_answer(result, fleet, as_json=args.json)
+    return EXIT_OK if result.all_ready else EXIT_PROBLEMS
+
+
+_MACHINE_FLAGS = ("target", "driver", "cuda", "cudnn", "gpu", "python", "os", "root", "no_detect")
+
+
+def _cmd_fleet(args: argparse.Namespace) -> int:
+    import shlex
+
+    from .fleet.collect import collect
+    from .render import fleet as render
+    from .render.progress import count_progress
+
+    try:
+        command = shlex.split(args.node_command) if args.node_command is not None else None
+    except ValueError as exc:
+        raise UserError(f"--command {args.node_command!r}: {exc}") from None
+    if command == []:
+        raise UserError("--command: empty")
+    if args.timeout <= 0 or args.parallel < 1:
+        raise UserError("--timeout must be above 0 and --parallel at least 1")
+    matrix = _load_matrix(args) if args.no_jobs else None
+    with count_progress("collecting node profiles", enabled=not args.json, min_items=1) as progress:
+        collected = collect(
+            args.out,
+            partitions=args.partition,
+            nodes=args.nodes,
+            timeout=args.timeout,
+            command=command,
+            no_jobs=args.no_jobs,
+            parallel=args.parallel,
+            matrix=matrix,
+            on_progress=progress,
+        )
+    render.emit_collected(collected, as_json=args.json)
+    return EXIT_OK if collected.complete else EXIT_PROBLEMS
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
@@ -475,6 +575,11 @@ _COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], _Hand
     "matrix": ("rows of the curated compatibility matrix, with their sources", _matrix_args, lambda a: _cmd_matrix(a)),
     "update": ("fetch a newer compatibility matrix into the user cache", _update_args, lambda a: _cmd_update(a)),
     "install": ("carry out a plan (asks first)", _install_args, lambda a: _cmd_install(a)),
+    "fleet": (
+        "a Slurm cluster's node profiles, read through sinfo and srun, for plan and check --fleet",
+        _fleet_args,
+        lambda a: _cmd_fleet(a),
+    ),
 }
 
 

@@ -61,6 +61,7 @@ HELP: dict[str, CommandHelp] = {
                 "dnnresolve plan torch==2.1.0 --driver 470.82.01 --format requirements",
                 "a requirements file with the index lines its pins need",
             ),
+            ("dnnresolve plan torch==2.8.0 --fleet fleet", "a verdict per group of a cluster's alike nodes"),
         ),
         (
             (0, "the machine already runs every requirement and it is installed"),
@@ -143,6 +144,24 @@ HELP: dict[str, CommandHelp] = {
             (0, "every pip step ran (or --dry-run)"),
             (1, "a step failed: it is named, and the steps after it did not run"),
             (2, "bad input, or no confirmation: no terminal to ask on without --yes, or the answer was no"),
+            (70, _INTERNAL),
+        ),
+    ),
+    "fleet": CommandHelp(
+        "'collect' reads a Slurm cluster: sinfo names its nodes, their partitions, features, GRES and state; "
+        "srun runs 'dnnresolve detect --json' once on each node that takes jobs (a few at a time, each with a time "
+        "limit), and a node that is down, drained or not responding is listed with Slurm's reason, not waited "
+        "for. DIR gets one profile per node and fleet.json, replaced whole. 'plan SPEC --fleet DIR' and 'check "
+        "FILE --fleet DIR' then answer per group of alike nodes. --no-jobs runs no job: it estimates each node "
+        "from its GPU GRES type and features, and every answer made from it says so.",
+        (
+            ("dnnresolve fleet collect --out fleet --partition gpu", "a profile per node of partition gpu"),
+            ("dnnresolve fleet collect --out fleet --no-jobs", "no job: estimates from sinfo's GRES and features"),
+        ),
+        (
+            (0, "every node listed was read (or estimated)"),
+            (1, "a node could not be read: it is listed with the reason"),
+            (2, "bad usage, sinfo missing or failing, or an --out that holds something else than a fleet"),
             (70, _INTERNAL),
         ),
     ),

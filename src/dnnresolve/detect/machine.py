@@ -37,6 +37,14 @@ def first_line(text: str) -> str:
 __all__ = ["detect_runtime", "installed_gpu_code", "runtime_from_flags", "start_detection"]
 
 ROOT_PROGRAMS_ENV = "DNNRESOLVE_ROOT_PROGRAMS"
+ROOT_ENV = "DNNRESOLVE_ROOT"  # the same as --root, for a container or chroot whose files are the machine's
+
+
+def root_in(root: str | None, env: Mapping[str, str]) -> tuple[str | None, str]:
+    """The root to read under, and what named it: ``--root``, else DNNRESOLVE_ROOT in ``env``."""
+    if root is None and env.get(ROOT_ENV):
+        return env[ROOT_ENV], ROOT_ENV
+    return root, "--root"
 
 
 def start_detection(
@@ -51,8 +59,9 @@ def start_detection(
     ``detect_runtime(started=...)``: a command starts them before it loads its data, so that the seconds they take
     pass while it does. ``close()`` it if detection never comes."""
     env = dict(os.environ if env is None else env)
+    root, named_by = root_in(root, env)
     if root is not None and not os.path.isdir(root):
-        raise UserError(f"--root {root}: not a directory")
+        raise UserError(f"{named_by} {root}: not a directory")
     if run_programs is None:
         run_programs = root is None or env.get(ROOT_PROGRAMS_ENV) == "1"
     ctx = ProbeContext(root, env, timeout, run_programs)
@@ -99,7 +108,8 @@ def installed_gpu_code(
     carry (``doctor``), with notes on what could not be read. Files only: no program runs."""
     from . import gpucode  # its reader's dataclasses are for doctor only, not every command's start-up
 
-    ctx = ProbeContext(root, dict(os.environ if env is None else env), 5.0, False)
+    env = dict(os.environ if env is None else env)
+    ctx = ProbeContext(root_in(root, env)[0], env, 5.0, False)
     try:
         return gpucode.probe(ctx, runtime.packages, names), ctx.notes
     finally:
