@@ -125,7 +125,8 @@ class Catalog:
 
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """Compile a catalog regex; a literal space also matches the line break of a wrapped message."""
+    """Compile a catalog regex; a literal space also matches the line break of a wrapped message, and letters
+    match in any case (a title, a shouted log line)."""
     out: list[str] = []
     in_class = False
     escaped = False
@@ -147,7 +148,7 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
             out.append("[ \\n]")
         else:
             out.append(ch)
-    return re.compile("".join(out))
+    return re.compile("".join(out), re.IGNORECASE)
 
 
 def packaged_catalog_path() -> Path:
