@@ -45,7 +45,7 @@ ISSUE_FAMILIES = (
 # Recall of explain on main when the corpus was built (percent); a change to explain may raise these, never
 # lower them. Raise them with the change that earns it.
 FLOOR = {
-    "tune": {"kind_recall": 91.6, "version_recall": 89.8},
+    "tune": {"kind_recall": 97.8, "version_recall": 97.4},
     "heldback": {"kind_recall": 65.0, "version_recall": 70.7},
 }
 

@@ -109,3 +109,35 @@ def test_family_is_read(text: str, kind: str, found: dict[str, str], expected: d
 def test_a_symbol_of_no_nvidia_library_is_no_diagnosis() -> None:
     # torch's own symbol (a torch extension built for another torch): not a mix of NVIDIA releases
     assert diagnose(["ImportError: /x/_C.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"]) == []
+
+
+WORDINGS = [
+    (
+        "ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'",
+        "arch_unsupported",
+        {"compute_capability": "9.0"},
+    ),
+    ("nvcc fatal   : Unsupported gpu architecture 'compute_35", "arch_unsupported", {"compute_capability": "3.5"}),
+    ("No kernel image available for execution", "arch_unsupported", {}),
+    ("the provided PTX was complied with an unsupported toolchain", "driver_too_old", {}),
+    (
+        "FAIL:LoadLibrary failed with error 126 when trying to load onnxruntime_providers_cuda.dll",
+        "missing_library",
+        {"library": "onnxruntime_providers_cuda.dll"},
+    ),
+    ("error while loading shared libraries: libnvinfer.so.10", "missing_library", {"library": "libnvinfer.so.10"}),
+    ("RuntimeError: cuBLAS has not been initialized", "init_failure", {}),
+    (
+        "nvidia-container-cli: requirement error: unsatisfied condition: driver >= 470",
+        "driver_too_old",
+        {"driver": "470"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "versions"), WORDINGS)
+def test_other_wordings_of_known_messages(text: str, kind: str, versions: dict[str, str]) -> None:
+    diagnoses = diagnose([text])
+    assert diagnoses, text
+    assert diagnoses[0].kind == kind
+    assert versions.items() <= {**diagnoses[0].found, **diagnoses[0].expected}.items()
