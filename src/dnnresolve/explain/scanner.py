@@ -263,9 +263,9 @@ class _Scanner:
         return entry.framework
 
     def result(self) -> list[Diagnosis]:
-        from .fixes import fixes_for
+        from .fixes import generic_fixes
 
         diagnoses = rank(list(self.found.values()))
         for d in diagnoses:
-            d.fixes = fixes_for(d, None, None, self.catalog)
+            d.fixes = generic_fixes(d, self.catalog)
         return diagnoses
