@@ -31,3 +31,39 @@ def test_no_module_of_the_reading_half_imports_the_advice() -> None:
     for path in reading.glob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "from ..advice" not in text and "import dnnresolve.advice" not in text, path
+
+
+def _imports(path: Path) -> set[str]:
+    """The explain modules a module imports, lazily or not; imports for type checking only are no edge."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only.update(id(n) for b in node.body for n in ast.walk(b))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and id(node) not in typing_only and node.level == 1:
+            out.add(node.module or "")
+            if not node.module:  # from . import x
+                out.update(a.name for a in node.names)
+    return out - {""}
+
+
+def test_the_reading_half_has_no_import_cycle() -> None:
+    reading = SRC / "dnnresolve" / "explain"
+    graph = {p.stem: _imports(p) & {q.stem for q in reading.glob("*.py")} for p in reading.glob("*.py")}
+    graph.pop("__init__")
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, " -> ".join((*path, module))
+        if module in done:
+            return
+        for nxt in sorted(graph.get(module, ())):
+            visit(nxt, (*path, module))
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())
