@@ -46,7 +46,7 @@ ISSUE_FAMILIES = (
 # lower them. Raise them with the change that earns it.
 FLOOR = {
     "tune": {"kind_recall": 97.8, "version_recall": 97.4},
-    "heldback": {"kind_recall": 65.0, "version_recall": 70.7},
+    "heldback": {"kind_recall": 91.2, "version_recall": 86.1},
 }
 
 
