@@ -166,8 +166,8 @@ def test_a_library_name_no_catalog_row_spells_is_decoded_by_rule(run_cli: Callab
             "[TRT] [E] 6: The engine plan file is not compatible with this version of TensorRT, expecting library "
             "version 8.6.1.6 got 8.6.0.12, please rebuild.",
             "other",
-            {},
-            {},
+            {"tensorrt": "8.6.1.6"},  # the library loaded (the corpus README's reading)
+            {"tensorrt": "8.6.0.12"},  # the engine's
         ),
         (  # https://github.com/AILab-CVC/Make-Your-Video/issues/4
             "Error: Could not load library libcudnn_cnn_infer.so.8",

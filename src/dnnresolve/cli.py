@@ -483,9 +483,9 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
     if not (args.file and args.file != "-"):  # (a log file may be searched by forked workers: no threads before)
         start_detection(args)
+    from .advice.fixes import fixes_for
+    from .advice.planned import machine_for, merge_fixes, plan_diagnosis
     from .explain import scan
-    from .explain.fixes import fixes_for
-    from .explain.planned import machine_for, merge_fixes, plan_diagnosis
     from .explain.source import open_input, scan_log_file
     from .render import explain as render
     from .runtime_flags import runtime_for

@@ -46,6 +46,7 @@ COMPILERS = (
     "cachedir.py",
     "explain/__init__.py",
     "explain/catalog.py",
+    "explain/datafile.py",
     "explain/decoders.py",
     "explain/vocabulary.py",
 )

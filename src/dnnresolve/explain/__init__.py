@@ -5,7 +5,7 @@
 - ``segments``: a log file searched as bytes, in parallel, for the lines worth decoding
 - ``decoders``: the numbers in a message turned into versions and rules
 - ``diagnosis``: the result, root causes first
-- ``fixes``: steps for a diagnosis, concrete when the machine is known (``fixes_for``)
+- ``fixes``: the catalog's generic steps for a diagnosis (``dnnresolve.advice`` makes them concrete)
 - ``source``: the command's input
 """
 

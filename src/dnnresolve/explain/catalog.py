@@ -13,26 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from ..compat import CudnnRule
-from ..errors import MatrixError
 from ..records import field, record
-from ..schema import toml_loads
+from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml
 
-KINDS = (
-    "cudnn_version_mismatch",
-    "cuda_version_mismatch",
-    "driver_too_old",
-    "missing_library",
-    "arch_unsupported",
-    "init_failure",
-    "no_cuda_build",
-    "other",
-)
+__all__ = ["CATALOG_MAX_BYTES", "KINDS", "Catalog", "CatalogEntry", "CatalogError", "load_catalog", "parse_catalog"]
+
 CHANNELS = frozenset({"module", "path", "pip", "conda", "driver", "manual"})
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
-
-
-class CatalogError(MatrixError):
-    """The error catalog file is malformed."""
 
 
 @record(frozen=True)
@@ -125,7 +112,8 @@ class Catalog:
 
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """Compile a catalog regex; a literal space also matches the line break of a wrapped message."""
+    """Compile a catalog regex; a literal space also matches the line break of a wrapped message, and letters
+    match in any case (a title, a shouted log line)."""
     out: list[str] = []
     in_class = False
     escaped = False
@@ -147,7 +135,7 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
             out.append("[ \\n]")
         else:
             out.append(ch)
-    return re.compile("".join(out))
+    return re.compile("".join(out), re.IGNORECASE)
 
 
 def packaged_catalog_path() -> Path:
@@ -169,28 +157,6 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     if key not in _CACHE:
         _CACHE[key] = _load_packaged(p) if p == packaged_catalog_path() else parse_catalog(_read(p), str(p))
     return _CACHE[key]
-
-
-CATALOG_MAX_BYTES = 16 << 20
-
-
-def _read_bytes(p: Path) -> bytes:
-    from ..readfile import read_regular
-
-    try:
-        data = read_regular(p, CATALOG_MAX_BYTES + 1)
-    except OSError as exc:
-        raise CatalogError(f"cannot read the error catalog: {exc.strerror or exc}", str(p)) from exc
-    if len(data) > CATALOG_MAX_BYTES:
-        raise CatalogError(f"larger than {CATALOG_MAX_BYTES >> 20} MiB: not an error catalog", str(p))
-    return data
-
-
-def _read(p: Path) -> str:
-    try:
-        return _read_bytes(p).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
 
 
 def _load_packaged(p: Path) -> Catalog:
@@ -233,14 +199,6 @@ def parse_catalog(text: str, path: str = "error_catalog.toml", compile_now: bool
     """The catalog in ``text``, validated; with ``compile_now`` every entry's regex is compiled (and a bad
     one reported) here, else on first use."""
     return catalog_from_document(_toml(text, path), _header_lines(text), path, compile_now)
-
-
-def _toml(text: str, path: str) -> dict[str, Any]:
-    try:
-        return toml_loads(text)
-    except Exception as exc:  # tomllib.TOMLDecodeError
-        m = re.search(r"line (\d+)", str(exc))
-        raise CatalogError(f"not valid TOML: {exc}", path, int(m.group(1)) if m else None) from exc
 
 
 def catalog_from_document(

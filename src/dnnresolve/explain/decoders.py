@@ -194,6 +194,7 @@ def cuda_pair(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework
         "found_cuda": str(found),
         "want_cuda": str(built),
         "want_major": str(built.major),
+        "want_tag": f"{built.major}{built.minor}",
         "found_tag": f"{found.major}{found.minor}",
     }
     return Decoded({"cuda": str(found)}, {"cuda": str(built)}, rows, facts)
@@ -357,6 +358,61 @@ def cuda_required(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, frame
     return Decoded({}, {"cuda": str(cuda)}, rows, {"cuda": str(cuda), "want_cuda": str(cuda)})
 
 
+def versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    """Versions as a message prints them, by the group's name: ``found_<component>`` and ``expected_<component>``
+    (TensorRT's "expecting library version 8.0.0 got 8.0.1"); other groups as ``plain`` reads them."""
+    decoded = plain(m, entry, catalog, framework)
+    for name, value in m.groupdict().items():
+        side, _, component = name.partition("_")
+        if value and component and side in ("found", "expected"):
+            (decoded.found if side == "found" else decoded.expected)[component] = value
+    return decoded
+
+
+# What an undefined symbol inside an NVIDIA library means, by the library it belongs to: two releases of cuDNN's
+# sub-libraries, of cuBLAS and cuBLASLt (CUDA's), loaded together; a framework built against a newer NCCL.
+_SYMBOL_KIND = {
+    "cudnn": "cudnn_version_mismatch",
+    "cuda": "cuda_version_mismatch",
+    "cuda_math": "cuda_version_mismatch",
+    "nccl": "missing_library",
+}
+_SYMBOL_OWNER = (  # a symbol's own name, when no library version names its owner
+    (re.compile(r"cudnn", re.IGNORECASE), "cudnn", "cuDNN"),
+    (re.compile(r"^(?:_Z\w*?)?cublas", re.IGNORECASE), "cuda", "cuBLAS"),
+    (re.compile(r"^nccl"), "nccl", "NCCL"),
+    (re.compile(r"^(?:cufft|cusparse|cusolver|curand)", re.IGNORECASE), "cuda_math", "a CUDA math library"),
+)
+_SYMBOL_WHY = {
+    "cudnn": "two cuDNN releases are loaded together: one sub-library calls a function another release lacks",
+    "cuda": "cuBLAS and cuBLASLt (or another CUDA library) of two CUDA releases are loaded together",
+    "cuda_math": "CUDA libraries of two releases are loaded together",
+    "nccl": "the framework was built against a newer NCCL than the one loaded",
+}
+
+
+def undefined_symbol(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    """An undefined symbol, read by rule: the library whose version the symbol names (``version
+    libcudnn_ops_infer.so.8``), else the library the symbol's name belongs to (``ncclCommRegister``), read by the
+    vocabulary's library names; None when neither is NVIDIA's."""
+    from .vocabulary import read_library_name
+
+    g = m.groupdict()
+    symbol = g.get("symbol") or ""
+    owner = read_library_name((g.get("lib") or "").strip("*"))
+    component, label = (owner.component, owner.stem) if owner else ("", "")
+    if component not in _SYMBOL_KIND:
+        component, label = next(((c, name) for rx, c, name in _SYMBOL_OWNER if rx.search(symbol)), ("", ""))
+    if component not in _SYMBOL_KIND:
+        return None
+    rows = [("symbol", f"{symbol[:80]}{'...' if len(symbol) > 80 else ''}: expected in {label}")]
+    if g.get("file"):
+        rows.append(("needed by", g["file"]))
+    rows.append(("meaning", _SYMBOL_WHY[component]))
+    facts = {"symbol": symbol, "symbol_library": label, "meaning": _SYMBOL_WHY[component]}
+    return Decoded(rows=rows, facts=facts, kind=_SYMBOL_KIND[component])
+
+
 def plain(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     """The named groups as they are, as rows and as facts for the fix templates (jaxlib's ``{needs}``)."""
     groups = {k: v for k, v in m.groupdict().items() if v}
@@ -375,4 +431,6 @@ DECODERS: dict[str, Decoder] = {
     "plain": plain,
     "cuda_required": cuda_required,
     "status_code": status_code,
+    "versions": versions,
+    "undefined_symbol": undefined_symbol,
 }

@@ -15,6 +15,7 @@ from ..records import record
 from .catalog import Catalog, CatalogEntry, load_catalog
 from .decoders import decode
 from .diagnosis import Diagnosis, rank
+from .reading import flagged, join_broken_name, normalise
 
 LOOKAHEAD = 4  # more lines a wrapped message may take
 LOOKBEHIND = 6  # lines before a message read for framework markers
@@ -23,10 +24,17 @@ MAX_DISTINCT = 500  # distinct diagnoses kept; a log cannot grow memory without 
 _SPACE = re.compile(r"\s+")
 # What loggers put before each line of a wrapped message: pytest's "E   ", glog's "E0312 10:00:00.123 42 a.cc:7] ",
 # a timestamp with a TensorFlow-style "W tensorflow/...cc:64] ". Only continuation lines lose it.
+# Also a quoted reply's "> ", Python logging's "WARNING:root:", TensorRT's "[06/08/2022-15:28:47] [TRT] [E] ".
 _CONTINUATION_PREFIX = re.compile(
-    r"^(?:E(?= )|[IWEF]\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\]"
-    r"|\d{4}-\d\d-\d\d[ T][\d:.,]+:?(?: [IWEF] [\w./\\-]+:\d+\])?) *"
+    r"^(?:> ?)*(?:E(?= )|[IWEF]\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\]"
+    r"|\d{4}-\d\d-\d\d[ T][\d:.,]+:?(?: [IWEF] [\w./\\-]+:\d+\])?"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:"
+    r"|(?:\[(?:[\d/:. -]+|TRT|[IWEF]|TensorRT|INFO|WARNING|ERROR)\] ?)+)? *"
 )
+
+# What a line with encoded text holds (lower-cased): a URL escape of a printable character or a line break, or an
+# escaped backslash or quote
+_ESCAPE_MARKS = (*(f"%{d}" for d in "234567"), "%0a", "%0d", "%09", "\\\\", '\\"', "\\'")
 
 __all__ = ["ScanResult", "diagnose", "scan", "scan_file"]
 
@@ -92,7 +100,7 @@ def scan_file(
 
 
 def _norm(line: str) -> str:
-    return _SPACE.sub(" ", line).strip()
+    return _SPACE.sub(" ", normalise(line) if flagged(line) else line).strip()
 
 
 class _Scanner:
@@ -116,6 +124,7 @@ class _Scanner:
             while at != -1:
                 hits.append(at)
                 at = text.find(anchor, at + 1)
+        hits.extend(self._decoded_hits(text))
         hits.sort()
         rows: list[int] = []
         row, pos = start, 0
@@ -128,25 +137,57 @@ class _Scanner:
             self._try_line(buf, base, i)
         return stop
 
+    def _decoded_hits(self, text: str) -> list[int]:
+        """Where lines of ``text`` (a lower-cased batch) start that hold an anchor only once decoded (URL-encoded
+        or escaped text). The marks of a real escape are searched with str.find, like the anchors: a progress
+        bar's "45%|" or a raw Windows path holds none, so a log full of them costs a few passes at C speed."""
+        starts: set[int] = set()
+        for mark in _ESCAPE_MARKS:
+            at = text.find(mark)
+            while at != -1:
+                start = text.rfind("\n", 0, at) + 1
+                end = text.find("\n", at)
+                end = len(text) if end == -1 else end
+                starts.add(start)
+                at = text.find(mark, end)
+        out: list[int] = []
+        for start in starts:
+            end = text.find("\n", start)
+            line = text[start : len(text) if end == -1 else end]
+            decoded = normalise(line)
+            if decoded != line and any(a in decoded for a in self.catalog.anchors):
+                out.append(start)
+        return out
+
     def look_at(self, buf: list[str], base: int, i: int) -> None:
         """Try line ``buf[i]`` (line number ``base + i``), a line known to hold an anchor."""
         self._try_line(buf, base, i)
 
-    def _try_line(self, buf: list[str], base: int, i: int) -> None:
+    def _try_line(self, buf: list[str], base: int, i: int, entries: list[CatalogEntry] | None = None) -> None:
+        """Try the message that starts on ``buf[i]``: with the entries whose anchors it holds, or ``entries``
+        (those of the next line, for a message wrapped before its anchor: "Error loading" / "...\\x.dll")."""
         line_no = base + i
         if line_no < self.consumed_line:
             return
         first = _norm(buf[i])
         low = first.lower()
-        entries = [e for e in self.catalog.entries if any(a in low for a in e.anchors)]
+        wrapped = entries is not None
+        if entries is None:
+            entries = [e for e in self.catalog.entries if any(a in low for a in e.anchors)]
+            if entries and i > 0 and line_no - 1 >= self.consumed_line:
+                self._try_line(buf, base, i - 1, entries)  # the message may start on the line before
+                if line_no < self.consumed_line:
+                    return
         if not entries:
             return
         window, cut = [first], [0]  # cut: characters of logger prefix removed from each continuation line
         for raw in buf[i + 1 : i + 1 + LOOKAHEAD]:
             line = _norm(raw)
             rest = _CONTINUATION_PREFIX.sub("", line)
+            window[-1], rest = join_broken_name(window[-1], rest)
             window.append(rest)
             cut.append(len(line) - len(rest))
+        first = window[0]
         text = "\n".join(window)
         before = buf[max(0, i - LOOKBEHIND) : i]
         near = (*before, *window)
@@ -159,6 +200,8 @@ class _Scanner:
             for m in entry.pattern.finditer(text):
                 if m.start() >= len(first):
                     break
+                if wrapped and m.end() <= len(first):
+                    continue  # a match of the line before alone: not this wrapped message
                 if m.start() < min_start or any(m.start() < e and s < m.end() for s, e in taken):
                     continue
                 if self._record(entry, m, context, line_no, near, line_no - len(before)):
@@ -225,9 +268,9 @@ class _Scanner:
         return entry.framework
 
     def result(self) -> list[Diagnosis]:
-        from .fixes import fixes_for
+        from .fixes import generic_fixes
 
         diagnoses = rank(list(self.found.values()))
         for d in diagnoses:
-            d.fixes = fixes_for(d, None, None, self.catalog)
+            d.fixes = generic_fixes(d, self.catalog)
         return diagnoses

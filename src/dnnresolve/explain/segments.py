@@ -17,6 +17,7 @@ redraw), so line numbers agree with a text-mode read of the same file.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 from array import array
@@ -67,32 +68,48 @@ def letters(text: str) -> bytes:
 
 def needles_for(anchors: Sequence[str], shortest: int = 5, strip: bool = True) -> tuple[bytes, ...]:
     """A few substrings of the anchors (of their letters, with ``strip``), each at least ``shortest`` long
-    (or a whole shorter anchor), that between them occur in every anchor: greedy set cover. Each round
+    (or a whole shorter piece), that between them occur in every anchor: greedy set cover. Each round
     takes the ``shortest``-long substring shared by most anchors not yet covered (no longer one is shared
     by more), then lengthens it while every one of those anchors still holds it, since a longer needle is
-    searched faster. Each needle is one pass over the text, so fewer is faster."""
-    left = sorted({letters(a) if strip else a.lower().encode() for a in anchors})
+    searched faster. Each needle is one pass over the text, so fewer is faster.
+
+    With ``strip``, a needle never spans an anchor's punctuation: URL-encoded text spells ``:`` as ``%3A``,
+    whose letter would stand between the two sides (spaces, ``%20``, leave no letter)."""
+    left = sorted({_pieces(a, shortest) if strip else (a.lower().encode(),) for a in anchors})
     chosen: list[bytes] = []
     while left:
-        shared: dict[bytes, list[bytes]] = {}
+        shared: dict[bytes, list[tuple[bytes, ...]]] = {}
         for a in left:
-            size = min(shortest, len(a))
-            for i in range(len(a) - size + 1):
-                holders = shared.setdefault(a[i : i + size], [])
-                if not holders or holders[-1] is not a:
-                    holders.append(a)
+            for piece in a:
+                size = min(shortest, len(piece))
+                for i in range(len(piece) - size + 1):
+                    holders = shared.setdefault(piece[i : i + size], [])
+                    if not holders or holders[-1] is not a:
+                        holders.append(a)
         best = max(sorted(shared), key=lambda s: len(shared[s]))
         holders = shared[best]
         grown = True
         while grown:
             grown = False
-            for longer in _one_more(best, holders[0]):
-                if all(longer in h for h in holders):
+            home = next(p for p in holders[0] if best in p)
+            for longer in _one_more(best, home):
+                if all(any(longer in p for p in h) for h in holders):
                     best, grown = longer, True
                     break
         chosen.append(best)
-        left = [a for a in left if best not in a]
+        left = [a for a in left if not any(best in p for p in a)]
     return tuple(chosen)
+
+
+def _pieces(anchor: str, shortest: int) -> tuple[bytes, ...]:
+    """The runs of an anchor's letters between its punctuation (spaces do not cut a run); those of at least
+    ``shortest`` letters, or the longest when none is that long."""
+    runs = [letters(run) for run in re.split(r"[^A-Za-z ]+", anchor)]
+    runs = [r for r in runs if r]
+    if not runs:
+        return (letters(anchor),)
+    long = tuple(r for r in runs if len(r) >= shortest)
+    return long or (max(runs, key=len),)
 
 
 def _one_more(needle: bytes, anchor: bytes) -> list[bytes]:
@@ -158,10 +175,22 @@ def _search_text(block: bytes, text: bytes, search: Sequence[bytes], needles: Ne
     for start in sorted(starts):
         index += _terminators(text, prev, start)
         prev = start
-        line = lines[index].lower()
-        if any(a in line for a in needles.anchors):
+        if _confirmed(lines[index].lower(), needles.anchors):
             out.append((index, offsets[index]))
     return out
+
+
+def _confirmed(line: bytes, anchors: Sequence[bytes]) -> bool:
+    """Whether a lower-cased line holds an anchor, as it is or, when a cheap check flags it (a ``%`` or a
+    backslash), once decoded as the scanner decodes it (``reading.normalise``)."""
+    if any(a in line for a in anchors):
+        return True
+    if b"%" not in line and b"\\" not in line:
+        return False
+    from .reading import normalise
+
+    decoded = normalise(line.decode("utf-8", "replace")).lower().encode("utf-8", "replace")
+    return any(a in decoded for a in anchors)
 
 
 def _scan_block(block: bytes, needles: Needles, by_lines: bool = True) -> tuple[list[tuple[int, int]], int, bool]:

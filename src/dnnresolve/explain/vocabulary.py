@@ -62,7 +62,7 @@ def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
 
 def _document(p: Path) -> dict[str, Any]:
     from .. import compiled
-    from .catalog import CatalogError, _read_bytes, _toml
+    from .datafile import CatalogError, _read_bytes, _toml
 
     if p.suffix == compiled.SUFFIX:
         try:
@@ -84,7 +84,7 @@ def _document(p: Path) -> dict[str, Any]:
 def compile_vocabulary(data: bytes, path: str) -> tuple[dict[str, bytes], dict[str, Any]]:
     """The compiled form of the vocabulary's bytes (for the wheel's build); CatalogError if invalid."""
     from ..compiled import dumps
-    from .catalog import _toml
+    from .datafile import _toml
 
     doc = _toml(data.decode("utf-8"), path)
     vocabulary_from_document(doc, path)
@@ -92,7 +92,7 @@ def compile_vocabulary(data: bytes, path: str) -> tuple[dict[str, bytes], dict[s
 
 
 def vocabulary_from_document(doc: dict[str, Any], path: str) -> Vocabulary:
-    from .catalog import KINDS, CatalogError
+    from .datafile import KINDS, CatalogError
 
     codes: dict[str, list[Code]] = {}
     for i, row in enumerate(doc.get("code", [])):

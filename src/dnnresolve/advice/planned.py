@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
+from ..explain.diagnosis import Diagnosis
+from ..explain.logfacts import read_facts
 from ..model import InstalledPackage, Runtime
 from ..pkgname import canonicalize_name
 from ..records import field, record, replace
 from ..specs import InvalidRequirement, parse_requirement
-from .diagnosis import Diagnosis
-from .logfacts import read_facts
 
 if TYPE_CHECKING:  # the planner loads when a diagnosis is planned: most messages of a log are not
     from ..matrix import Matrix

@@ -1,0 +1,57 @@
+"""What the catalog and the vocabulary share, below both: the kinds, the error for a malformed data file, and
+reading one (bounded, as UTF-8 TOML). The catalog loads the decoders, which load the vocabulary; both load this,
+and this loads neither, so there is no cycle among them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import MatrixError
+from ..schema import toml_loads
+
+KINDS = (
+    "cudnn_version_mismatch",
+    "cuda_version_mismatch",
+    "driver_too_old",
+    "missing_library",
+    "arch_unsupported",
+    "init_failure",
+    "no_cuda_build",
+    "other",
+)
+
+
+class CatalogError(MatrixError):
+    """The error catalog (or the vocabulary) file is malformed."""
+
+
+CATALOG_MAX_BYTES = 16 << 20
+
+
+def _read_bytes(p: Path) -> bytes:
+    from ..readfile import read_regular
+
+    try:
+        data = read_regular(p, CATALOG_MAX_BYTES + 1)
+    except OSError as exc:
+        raise CatalogError(f"cannot read the error catalog: {exc.strerror or exc}", str(p)) from exc
+    if len(data) > CATALOG_MAX_BYTES:
+        raise CatalogError(f"larger than {CATALOG_MAX_BYTES >> 20} MiB: not an error catalog", str(p))
+    return data
+
+
+def _read(p: Path) -> str:
+    try:
+        return _read_bytes(p).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
+
+
+def _toml(text: str, path: str) -> dict[str, Any]:
+    try:
+        return toml_loads(text)
+    except Exception as exc:  # tomllib.TOMLDecodeError
+        m = re.search(r"line (\d+)", str(exc))
+        raise CatalogError(f"not valid TOML: {exc}", path, int(m.group(1)) if m else None) from exc
