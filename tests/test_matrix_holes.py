@@ -66,3 +66,16 @@ def test_a_cuda_11_jaxlib_refuses_a_cudnn_7(run_cli: Cli) -> None:
     assert data["satisfied"] is False
     cudnn = [c for c in data["requirements"][0]["checks"] if c["component"] == "cudnn"]
     assert cudnn and cudnn[0]["status"] != "ok", cudnn
+
+
+def test_torch_1_8_2_lts_installs_from_its_own_index(run_cli: Cli) -> None:
+    # https://pytorch.org/get-started/previous-versions/#v182-with-lts-support (read 2026-12-01): the LTS
+    # wheels are on download.pytorch.org/whl/lts/1.8/{cu102,cu111,cpu}, not on PyPI
+    proc = run_cli(
+        "plan", "torch==1.8.2", "--driver", "470.82.01", "--gpu", "7.0", "--python", "3.8", "--os", "linux",
+        "--no-detect", "--json",
+    )  # fmt: skip
+    data = json.loads(proc.stdout)
+    req = data["requirements"][0]
+    assert req["known"] and req["release"] == "1.8.2" and req["verdict"] == "runs", req
+    assert "whl/lts/1.8/cu" in proc.stdout
