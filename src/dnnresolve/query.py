@@ -18,11 +18,12 @@ class MatrixResult:
     query: str
     releases: list[dict[str, Any]] = field(default_factory=list)
     packages: list[dict[str, Any]] = field(default_factory=list)  # summary when no SPEC is given
+    names: list[dict[str, Any]] = field(default_factory=list)  # [[cuda_name]] rows: names that carry CUDA
     message: str = ""
 
     @property
     def found(self) -> bool:
-        return bool(self.releases or self.packages)
+        return bool(self.releases or self.packages or self.names)
 
 
 def release_record(matrix: Matrix, row: FrameworkRelease) -> dict[str, Any]:

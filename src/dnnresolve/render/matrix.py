@@ -68,12 +68,16 @@ def emit(result: MatrixResult, as_json: bool, verbose: bool = False) -> None:
         out.line(*line, hang=4)
 
 
-def _json(result: MatrixResult) -> dict[str, Any] | list[Any]:
-    if result.packages:
-        return {"packages": result.packages}
-    if len(result.releases) == 1:
-        return result.releases[0]
-    return {"query": result.query, "releases": result.releases, "message": result.message or None}
+def _json(result: MatrixResult) -> dict[str, Any]:
+    """One shape for every query (docs/matrix-schema.md, "matrix --json"): the releases as a list, even of one,
+    so that a reader never has to tell a record from a listing."""
+    return {
+        "query": result.query,
+        "releases": result.releases,
+        "names": result.names,
+        "packages": result.packages,
+        "message": result.message or None,
+    }
 
 
 def _span(values: list[str]) -> str:
