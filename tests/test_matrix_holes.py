@@ -79,3 +79,44 @@ def test_torch_1_8_2_lts_installs_from_its_own_index(run_cli: Cli) -> None:
     req = data["requirements"][0]
     assert req["known"] and req["release"] == "1.8.2" and req["verdict"] == "runs", req
     assert "whl/lts/1.8/cu" in proc.stdout
+
+
+# The pip-era releases PyPI serves (pip 26.3 `pip index versions`, 2026-12-01; jax with --python-version 3.12,
+# tensorflow with 3.11) and the extras whose install brings nvidia-* wheels.
+PIP_ERA = {
+    "tensorflow": {
+        v: ("and-cuda",)
+        for v in "2.14.0 2.14.1 2.15.0 2.15.0.post1 2.15.1 2.16.1 2.16.2 2.17.0 2.17.1 2.18.0 2.18.1 2.19.0 2.19.1 "
+        "2.20.0 2.21.0".split()
+    },
+    "jax": {
+        **{v: ("cuda12_pip", "cuda11_pip") for v in "0.4.7 0.4.8 0.4.9 0.4.10 0.4.11 0.4.12 0.4.13 0.4.14 0.4.16 0.4.17 "
+           "0.4.18 0.4.19 0.4.20 0.4.21 0.4.22 0.4.23 0.4.24 0.4.25".split()},
+        **{v: ("cuda12_pip", "cuda12") for v in "0.4.26 0.4.27 0.4.28 0.4.29".split()},
+        **{v: ("cuda12",) for v in "0.4.30 0.4.31 0.4.33 0.4.34 0.4.35 0.4.36 0.4.37 0.4.38 0.5.0 0.5.1 0.5.2 0.5.3 "
+           "0.6.0 0.6.1 0.6.2 0.7.0 0.7.1".split()},
+        **{v: ("cuda12", "cuda13") for v in "0.7.2 0.8.0 0.8.1 0.8.2 0.8.3 0.9.0 0.9.0.1 0.9.1 0.9.2 0.10.0 0.10.1 "
+           "0.10.2 0.11.0 0.11.1 0.11.2 0.12.0 0.12.0.1".split()},
+    },
+}
+
+
+def test_every_pip_era_release_has_the_pins_of_its_own_metadata(matrix: Matrix) -> None:
+    missing = []
+    for package, releases in PIP_ERA.items():
+        for version, extras in releases.items():
+            have = {p.extra for p in matrix.wheel_pins_of(package) if p.version == Version(version) and p.requires}
+            missing += [f"{package}[{e}]=={version}" for e in extras if e not in have]
+    assert missing == []
+
+
+def test_pip_refuses_torch_2_5_1_beside_jax_0_7_0(run_cli: Cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # pip 26.3 refuses the pair: torch 2.5.1 pins nvidia-cudnn-cu12==9.1.0.70, jax-cuda12-plugin 0.7.0 asks >=9.8
+    req = tmp_path / "requirements.txt"
+    req.write_text("torch==2.5.1\njax[cuda12]==0.7.0\n")
+    proc = run_cli("check", str(req), "--driver", "560.35.03", "--gpu", "8.0", "--python", "3.11", "--os", "linux",
+                   "--json")  # fmt: skip
+    findings = json.loads(proc.stdout)["findings"]
+    clash = [f for f in findings if f["severity"] == "error" and "nvidia-cudnn-cu12" in f["message"]]
+    assert clash and "9.1.0.70" in clash[0]["message"] and ">=9.8" in clash[0]["message"], findings
+    assert proc.returncode == 1
