@@ -26,6 +26,7 @@ RULES: dict[str, str] = {
     "cuda-major-mix": "Frameworks that install together but load libraries of different CUDA majors into one process",
     "cuda-disagreement": "A CUDA build (local tag, CUDA index, pytorch-cuda) that disagrees with the project's CUDA",
     "unpinned": "A GPU framework without an exact version: the result depends on the day it is installed",
+    "cuda-name": "A package that carries CUDA (an nvidia-* wheel, a jax CUDA plugin): what it is, and its driver",
     "not-checked": "A GPU-related package that the compatibility matrix does not know: not checked",
     "renamed": "A framework asked for under a name it no longer publishes under (tensorflow-gpu after 2.11.0)",
     "skipped": "An entry that cannot be checked (URL, VCS or path requirement, editable install)",

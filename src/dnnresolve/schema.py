@@ -14,6 +14,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from .compat import CudnnRule
+from .cuda_names import build as _cuda_name
 from .errors import MatrixError
 from .model import (
     COMPANIONS,
@@ -36,7 +37,7 @@ from .versions import (
     VersionError,
 )
 
-TABLES = ("framework", "wheel_pins", "cuda", "cuda_family", "cudnn", "gpu")
+TABLES = ("framework", "wheel_pins", "cuda", "cuda_family", "cudnn", "gpu", "cuda_name")
 OS_NAMES = frozenset({"linux", "windows", "macos"})
 INSTALL_KINDS = frozenset({"pip", "conda", "manual"})
 INSTALL_KEYS = frozenset(
@@ -457,6 +458,7 @@ BUILDERS: dict[str, Callable[[Row], Any]] = {
     "cuda_family": _cuda_family,
     "cudnn": _cudnn,
     "gpu": _gpu,
+    "cuda_name": _cuda_name,
 }
 
 
