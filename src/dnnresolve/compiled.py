@@ -35,6 +35,7 @@ COMPILERS = (
     "compiled.py",
     "matrix.py",
     "schema.py",
+    "cuda_names.py",
     "model.py",
     "versions.py",
     "compat.py",
