@@ -29,7 +29,7 @@ def _source(run_cli: Run, cache: Path, *extra: str) -> tuple[str, str]:
         "matrix", "tensorflow-gpu==1.0.0", "--json", "--offline", *extra, env={"DNNRESOLVE_CACHE_DIR": str(cache)}
     )
     assert r.returncode == 0, r.stderr
-    return str(json.loads(r.stdout)["source"]), r.stderr
+    return str(json.loads(r.stdout)["releases"][0]["source"]), r.stderr
 
 
 def _forge(cache: Path) -> Path:
@@ -109,7 +109,7 @@ def test_a_fifo_in_place_of_an_entry_or_the_update_metadata_does_not_block(run_c
     os.mkfifo(entry, 0o600)
     os.mkfifo(cache / "matrix.json", 0o600)
     r = run_cli("matrix", "tensorflow-gpu==1.0.0", "--json", env={"DNNRESOLVE_CACHE_DIR": str(cache)})
-    assert r.returncode == 0 and json.loads(r.stdout)["source"] == TRUE_SOURCE, r.stderr
+    assert r.returncode == 0 and json.loads(r.stdout)["releases"][0]["source"] == TRUE_SOURCE, r.stderr
 
 
 def test_an_oversized_entry_is_not_read(run_cli: Run, tmp_path: Path) -> None:

@@ -627,12 +627,12 @@ def test_the_same_line_keeps_the_findings_of_its_own_file(run_cli: Run, tmp_path
     # PyPI's build, cu121 too
     assert rules["470.82.01", "index.txt", 2] == {("error", "cuda-disagreement")}
     assert rules["470.82.01", "plain.txt", 1] == {("error", "target-incompatible")}
-    # the same nvidia-cudnn-cu12 line: beside torch 2.5.1 (cuDNN 9) a clash, beside 2.1.0 none, alone unchecked,
-    # in an optional group of its own not installed with torch's
+    # the same nvidia-cudnn-cu12 line: beside torch 2.5.1 (cuDNN 9) a clash, beside 2.1.0 none, alone what it is
+    # (cuDNN for CUDA 12, a driver this one has), in an optional group of its own not installed with torch's
     assert rules["535.104.05", "clash.txt", 1] == {("error", "wheel-conflict")}
     assert ("535.104.05", "agree.txt", 1) not in rules
-    assert rules["535.104.05", "alone.txt", 1] == {("info", "not-checked")}
-    assert rules["535.104.05", "pyproject.toml", 6] == {("info", "not-checked")}
+    assert rules["535.104.05", "alone.txt", 1] == {("info", "cuda-name")}
+    assert rules["535.104.05", "pyproject.toml", 6] == {("info", "cuda-name")}
     # the same onnxruntime-gpu line: torch 2.5.1 brings the cuDNN 9 it reuses, torch 2.3.1 does not
     assert rules["535.104.05", "ort-torch251.txt", 1] == {("warning", "needs-extras")}
     assert rules["535.104.05", "ort-torch231.txt", 1] == {("error", "needs-extras")}

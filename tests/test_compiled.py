@@ -23,7 +23,8 @@ Run = Callable[..., subprocess.CompletedProcess[str]]
 def _record(run_cli: Run, *env: tuple[str, str]) -> dict[str, object]:
     r = run_cli("matrix", "tensorflow-gpu==1.0.0", "--json", "--offline", env=dict(env))
     assert r.returncode == 0, r.stderr
-    rec: dict[str, object] = json.loads(r.stdout)
+    (rec,) = json.loads(r.stdout)["releases"]
+    assert isinstance(rec, dict)
     return rec
 
 
@@ -113,7 +114,7 @@ def test_an_edit_that_keeps_size_mtime_and_inode_is_seen(run_cli: Run, tmp_path:
     shutil.copy(packaged_matrix_path(), copy)
     before = os.stat(copy)
     r = run_cli("matrix", "tensorflow-gpu==1.0.0", "--json", "--matrix", str(copy))
-    assert r.returncode == 0 and json.loads(r.stdout)["cuda"] == ["8.0"], r.stderr
+    assert r.returncode == 0 and json.loads(r.stdout)["releases"][0]["cuda"] == ["8.0"], r.stderr
     data = copy.read_bytes()
     at = data.index(b'cuda = ["8.0"]', data.index(b'package = "tensorflow-gpu"\nversion = "1.0.0"'))
     with open(copy, "r+b") as f:  # in place: the same inode and size
@@ -123,7 +124,7 @@ def test_an_edit_that_keeps_size_mtime_and_inode_is_seen(run_cli: Run, tmp_path:
     after = os.stat(copy)
     assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
     r = run_cli("matrix", "tensorflow-gpu==1.0.0", "--json", "--matrix", str(copy))
-    assert r.returncode == 0 and json.loads(r.stdout)["cuda"] == ["9.0"], r.stderr
+    assert r.returncode == 0 and json.loads(r.stdout)["releases"][0]["cuda"] == ["9.0"], r.stderr
 
 
 def test_a_changed_schema_compiles_anew(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,7 +35,7 @@ def _commands(option: dict[str, Any]) -> list[str]:
 
 
 def _row_source(run_cli: RunCli, spec: str) -> str:
-    return str(json.loads(run_cli("matrix", spec, "--json").stdout)["source"])
+    return str(json.loads(run_cli("matrix", spec, "--json").stdout)["releases"][0]["source"])
 
 
 def test_a_k80_named_by_flag_gets_the_release_plan_picks_for_it(run_cli: RunCli) -> None:

@@ -52,7 +52,7 @@ def test_first_questions_parse_no_toml_and_write_nothing(site: Path, tmp_path: P
     cache = tmp_path / "cache"
     r = run(site, cache, "matrix", "tensorflow-gpu==1.0.0", "--json")
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["cuda"] == ["8.0"] and "TOML False" in r.stderr
+    assert json.loads(r.stdout)["releases"][0]["cuda"] == ["8.0"] and "TOML False" in r.stderr
     r = run(site, cache, "explain", "--json", "--no-detect", CLASSIC)
     assert r.returncode == 1 and "TOML False" in r.stderr, r.stderr
     (d,) = json.loads(r.stdout)["diagnoses"]

@@ -152,7 +152,7 @@ source = "https://developer.nvidia.com/cuda-legacy-gpus"
 def test_cli_matrix_json(run_cli) -> None:  # type: ignore[no-untyped-def]
     r = run_cli("matrix", "tensorflow-gpu==1.0.0", "--json")
     assert r.returncode == 0, r.stderr
-    rec = json.loads(r.stdout)
+    (rec,) = json.loads(r.stdout)["releases"]
     assert rec["package"] == "tensorflow-gpu" and rec["version"] == "1.0.0"
     assert rec["cuda"] == ["8.0"] and rec["cudnn"] == ["5.1"]
     for key in ("python", "driver_min_linux", "compute_capability_min", "install", "source"):
@@ -248,9 +248,10 @@ def test_matrix_marks_a_cudnn_only_some_features_load(run_cli) -> None:  # type:
     assert one.returncode == 0, one.stderr
     line = next(line for line in one.stdout.splitlines() if line.strip(" │|").startswith("cudnn "))
     assert line.split("│")[2].strip() == "8.8 (optional)"
-    record = json.loads(run_cli("matrix", "cupy-cuda11x==13.6.0", "--os", "linux", "--json").stdout)
+    (record,) = json.loads(run_cli("matrix", "cupy-cuda11x==13.6.0", "--os", "linux", "--json").stdout)["releases"]
     assert record["cudnn"] == ["8.8"] and record["cudnn_optional"] is True
-    assert json.loads(run_cli("matrix", "onnxruntime-gpu==1.16.3", "--json").stdout)["cudnn_optional"] is False
+    (other,) = json.loads(run_cli("matrix", "onnxruntime-gpu==1.16.3", "--json").stdout)["releases"]
+    assert other["cudnn_optional"] is False
 
 
 def test_cli_matrix_says_where_a_release_it_lacks_is_found(run_cli) -> None:  # type: ignore[no-untyped-def]
@@ -264,7 +265,7 @@ def test_cli_matrix_says_where_a_release_it_lacks_is_found(run_cli) -> None:  # 
     r = run_cli("matrix", "tensorflow-gpu>=2.15", "--json")  # a range is quoted for the shell
     assert json.loads(r.stdout)["message"].endswith("under tensorflow: `dnnresolve matrix 'tensorflow>=2.15'`")
     # jaxlib, of jax's own release since 0.4.0, is an alias of jax's rows: its record is jax's
-    record = json.loads(run_cli("matrix", "jaxlib==0.5.0", "--json").stdout)
+    (record,) = json.loads(run_cli("matrix", "jaxlib==0.5.0", "--json").stdout)["releases"]
     assert record["package"] == "jax" and record["aliases"] == ["jaxlib"]
     # a release between two rows: the neighbours
     r = run_cli("matrix", "torch==1.10.3", "--json")

@@ -26,7 +26,7 @@ def test_matrix_text_keeps_sourcing_notes_behind_verbose(run_cli) -> None:  # ty
 
 
 def test_matrix_json_keeps_the_notes(run_cli) -> None:  # type: ignore[no-untyped-def]
-    record = json.loads(run_cli("matrix", "torch==2.8.0", "--json").stdout)
+    (record,) = json.loads(run_cli("matrix", "torch==2.8.0", "--json").stdout)["releases"]
     assert all(detail in record["note"] for detail in SOURCING)
 
 

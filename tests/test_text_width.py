@@ -153,7 +153,7 @@ def _matrix_cuda(text: str, where: dict[str, Path], width: int) -> None:
 
 
 def _matrix_release(text: str, where: dict[str, Path], width: int) -> None:
-    record = as_json(["matrix", "torch==2.8.0"], where)
+    (record,) = as_json(["matrix", "torch==2.8.0"], where)["releases"]
     lines = [line.strip("│ ") for line in text.splitlines()]
     for inst in record["install"]:  # each command whole on one line, to be pasted
         assert install_command(inst) in lines

@@ -26,6 +26,7 @@ from .check_conda import (
     is_environment,
     select_build,
 )
+from .check_names import cuda_name_finding
 from .check_pairs import (
     Brought,
     Pin,
@@ -157,7 +158,10 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
         brought_key = _brought_key(brought) if target is not None else ()
         for located in others:  # an nvidia-* wheel a framework here pins is checked against those pins
             if not wheel_line_findings(report, located, pins, solved, memo.run):
-                _unknown(report, located, memo, unknown)
+                if cuda_name_finding(report, located, runtime, matrix):  # (nvidia-cudnn-cu12, cudatoolkit...)
+                    checked.setdefault(memo.run.name(located), None)
+                else:
+                    _unknown(report, located, memo, unknown)
             else:
                 checked.setdefault(memo.run.name(located), None)
         judged.extend(zip(pins, solved))

@@ -320,7 +320,8 @@ def _specs_from_args(args: argparse.Namespace) -> tuple[list[Requirement], Matri
     if args.command == "plan":  # (install runs plain pip for what the matrix does not know)
         from .suggest import unknown_packages
 
-        refused = unknown_packages([r.name for r in requirements], matrix.packages())
+        asked = [r.name for r in requirements if matrix.cuda_name(r.name) is None]  # (those answer too)
+        refused = unknown_packages(asked, matrix.packages())
         if refused:
             raise UserError(refused)
     return requirements, matrix

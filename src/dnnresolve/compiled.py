@@ -36,6 +36,7 @@ COMPILERS = (
     "matrix.py",
     "schema.py",
     "images.py",
+    "cuda_names.py",
     "model.py",
     "versions.py",
     "compat.py",

@@ -27,6 +27,7 @@ RULES: dict[str, str] = {
     "cuda-disagreement": "A CUDA build (local tag, CUDA index, pytorch-cuda) that disagrees with the project's CUDA",
     "conda-cuda-mix": "Frameworks in one conda environment whose conda builds need CUDA versions no cudatoolkit serves",
     "unpinned": "A GPU framework without an exact version: the result depends on the day it is installed",
+    "cuda-name": "A package that carries CUDA (an nvidia-* wheel, a jax CUDA plugin): what it is, and its driver",
     "not-checked": "A GPU-related package that the compatibility matrix does not know: not checked",
     "renamed": "A framework asked for under a name it no longer publishes under (tensorflow-gpu after 2.11.0)",
     "image-deleted": "A Dockerfile's base image tag that NVIDIA deleted (EOL): the build cannot pull it",

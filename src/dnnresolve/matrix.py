@@ -17,6 +17,7 @@ from .pkgname import canonicalize_name
 if TYPE_CHECKING:
     from .compat import DriverTable
     from .compiled import Compiled
+    from .cuda_names import CudaName
     from .images import CudaImage, OsPython
     from .model import CudaFamily, CudaRelease, CudnnRelease, FrameworkRelease, GpuModel, WheelPins
     from .suggest import GpuGuess
@@ -82,6 +83,7 @@ _TABLE_OF = {
     "gpus": "gpu",
     "cuda_images": "cuda_image",
     "os_pythons": "os_python",
+    "cuda_names": "cuda_name",
 }
 
 
@@ -104,11 +106,12 @@ class Matrix:
         gpus: list[GpuModel] | None = None,
         cuda_images: list[CudaImage] | None = None,
         os_pythons: list[OsPython] | None = None,
+        cuda_names: list[CudaName] | None = None,
     ) -> None:
         self.path = path
         self._rows: Compiled | None = None
         self._built: dict[str, list[Any]] = {}
-        given = (frameworks, wheel_pins, cuda, cuda_families, cudnn, gpus, cuda_images, os_pythons)
+        given = (frameworks, wheel_pins, cuda, cuda_families, cudnn, gpus, cuda_images, os_pythons, cuda_names)
         for attr, value in zip(_TABLE_OF, given):
             self._built[attr] = list(value or [])
         self._by_package: dict[tuple[str, str], list[Any]] = {}
@@ -119,6 +122,7 @@ class Matrix:
         self._driver_tables: dict[str, DriverTable] = {}
         self._names: list[str] | None = None
         self._cuda_rows: dict[CudaVersion, CudaRelease | None] = {}
+        self._cuda_name_index: dict[str, CudaName] | None = None
 
     @classmethod
     def from_rows(cls, path: str, rows: Compiled) -> Matrix:
@@ -211,6 +215,22 @@ class Matrix:
     def os_pythons(self) -> list[OsPython]:
         return self._table("os_pythons")
 
+    @property
+    def cuda_names(self) -> list[CudaName]:
+        return self._table("cuda_names")
+
+    def cuda_name(self, package: str) -> CudaName | None:
+        """The [[cuda_name]] row that names ``package`` (a name that carries CUDA without being a framework
+        release: nvidia-cudnn-cu12, cudatoolkit, jax-cuda12-plugin), if any; the small table is read once."""
+        if self._cuda_name_index is None:
+            self._cuda_name_index = {n: row for row in self.cuda_names for n in row.names}
+        return self._cuda_name_index.get(canonicalize_name(package))
+
+    def knows(self, package: str) -> bool:
+        """Whether a requirement of ``package`` has an answer here: a framework's name, or a [[cuda_name]]'s."""
+        name = canonicalize_name(package)
+        return name in self.packages() or self.cuda_name(name) is not None
+
     def wheel_pins_of(self, package: str) -> list[WheelPins]:
         """The wheel_pins rows of one package (canonical name)."""
         return self._package_rows("wheel_pins", canonicalize_name(package))
@@ -251,6 +271,11 @@ class Matrix:
         specifier = SpecifierSet(spec) if isinstance(spec, str) else spec
         pinned = _pinned_version(specifier)
         name = canonicalize_name(package)
+        entry = self.cuda_name(name) if name not in self.packages() else None
+        if entry is not None:
+            from .cuda_names import releases
+
+            return [r for r in releases(entry, name, specifier, self) if os_name is None or os_name in r.os]
         if "frameworks" not in self._built and ("frameworks", name) not in self._by_package:
             return self._find_unbuilt(name, specifier, pinned, os_name)
         rows = self.releases(package, os_name)
@@ -553,6 +578,7 @@ def _validate(text: str, path: str) -> tuple[Matrix, dict[str, list[tuple[int, i
         gpus=built["gpu"],
         cuda_images=built["cuda_image"],
         os_pythons=built["os_python"],
+        cuda_names=built["cuda_name"],
     )
     _check_overlaps(matrix)
     return matrix, raw
@@ -592,6 +618,14 @@ def compiled_form(
 
 
 def _check_overlaps(matrix: Matrix) -> None:
+    frameworks = set(matrix.packages())
+    named: dict[str, int] = {}
+    for entry in matrix.cuda_names:  # a name answers in one way only
+        for n in entry.names:
+            if n in frameworks or n in named:
+                what = "a framework's" if n in frameworks else f"row {named[n]}'s too"
+                raise MatrixError(f"[[cuda_name]] row {entry.row}: {n!r} is {what}", matrix.path, entry.line)
+            named[n] = entry.row
     seen: dict[tuple[str, str, str], FrameworkRelease] = {}
     for f in matrix.frameworks:
         for o in f.os:

@@ -18,11 +18,12 @@ class MatrixResult:
     query: str
     releases: list[dict[str, Any]] = field(default_factory=list)
     packages: list[dict[str, Any]] = field(default_factory=list)  # summary when no SPEC is given
+    names: list[dict[str, Any]] = field(default_factory=list)  # [[cuda_name]] rows: names that carry CUDA
     message: str = ""
 
     @property
     def found(self) -> bool:
-        return bool(self.releases or self.packages)
+        return bool(self.releases or self.packages or self.names)
 
 
 def release_record(matrix: Matrix, row: FrameworkRelease) -> dict[str, Any]:
@@ -96,6 +97,15 @@ def matrix_query(
         except InvalidRequirement as exc:
             raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
         name = canonicalize_name(req.name)
+        entry = matrix.cuda_name(name) if name not in matrix.packages() else None
+        if entry is not None:  # a name that carries CUDA: what it is, and its framework's rows for a plugin
+            from .cuda_names import name_record
+
+            record = name_record(entry, name, req.specifier, matrix)
+            rows = matrix.find(name, req.specifier) if entry.version_is == "framework" else []
+            result = MatrixResult(query, releases=[release_record(matrix, r) for r in in_listing_order(rows)])
+            result.names = [record]
+            return result
         if name not in matrix.packages():
             from .suggest import unknown_packages
 

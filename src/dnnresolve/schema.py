@@ -14,6 +14,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from .compat import CudnnRule
+from .cuda_names import build as _cuda_name
 from .errors import MatrixError
 from .images import build_cuda_image, build_os_python
 from .model import (
@@ -37,7 +38,7 @@ from .versions import (
     VersionError,
 )
 
-TABLES = ("framework", "wheel_pins", "cuda", "cuda_family", "cudnn", "gpu", "cuda_image", "os_python")
+TABLES = ("framework", "wheel_pins", "cuda", "cuda_family", "cudnn", "gpu", "cuda_image", "os_python", "cuda_name")
 OS_NAMES = frozenset({"linux", "windows", "macos"})
 INSTALL_KINDS = frozenset({"pip", "conda", "manual"})
 INSTALL_KEYS = frozenset(
@@ -460,6 +461,7 @@ BUILDERS: dict[str, Callable[[Row], Any]] = {
     "gpu": _gpu,
     "cuda_image": build_cuda_image,
     "os_python": build_os_python,
+    "cuda_name": _cuda_name,
 }
 
 

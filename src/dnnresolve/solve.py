@@ -228,7 +228,7 @@ def solve_requirement(
     installs (``artifact.read``; its index context included), worked out here when not given."""
     name = canonicalize_name(req.name)
     installed = next((p for p in runtime.packages if canonicalize_name(p.name) == name), None)
-    if name not in matrix.packages():
+    if not matrix.knows(name):
         return RequirementResult(req, name, known=False, installed=installed)
     if art is None:
         art = artifact_of(req, runtime, matrix)
@@ -417,7 +417,8 @@ def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, 
     if platform is not None:
         checks.append(platform)
     checks.append(_check_driver(row, cuda, runtime, matrix))
-    checks.append(_check_gpu(row, cuda, runtime, matrix))
+    if matrix.cuda_name(row.package) is None:  # (an nvidia-* wheel, cudatoolkit: no GPU code requirement of its own)
+        checks.append(_check_gpu(row, cuda, runtime, matrix))
     if needs_system_cuda(row, matrix):
         checks.append(_check_system_cuda(row, cuda, runtime))
         if row.cudnn_for(cuda) and row.cudnn_rule is not CudnnRule.BUNDLED:
@@ -489,6 +490,8 @@ def _check_python(row: FrameworkRelease, runtime: Runtime) -> Check:
     if runtime.python is None:
         return Check("python", Status.UNKNOWN, "Python version not known", needed, "", row.source)
     have = runtime.python.series
+    if not row.python:  # (a [[cuda_name]] release: py3-none wheels, or a conda package of any Python)
+        return Check("python", Status.OK, f"not tied to a Python version; {have} is fine", "any", str(have), row.source)
     if any(p.series == have for p in row.python):
         return Check("python", Status.OK, f"wheels exist for Python {have}", needed, str(have), row.source)
     if row.wheels_any_python:

@@ -30,8 +30,11 @@ def emit(result: MatrixResult, as_json: bool, verbose: bool = False) -> None:
         for package, count, oldest, newest in rows:
             out.line((package, "heading"), f"  {count} rows, {oldest} to {newest}", hang=4)
         return
+    for n in result.names:
+        _name(n, out)
     if not result.releases:
-        out.line(result.message or "nothing found")
+        if not result.names:
+            out.line(result.message or "nothing found")
         return
     if len(result.releases) == 1:
         _one(result.releases[0], out, verbose)
@@ -68,12 +71,34 @@ def emit(result: MatrixResult, as_json: bool, verbose: bool = False) -> None:
         out.line(*line, hang=4)
 
 
-def _json(result: MatrixResult) -> dict[str, Any] | list[Any]:
-    if result.packages:
-        return {"packages": result.packages}
-    if len(result.releases) == 1:
-        return result.releases[0]
-    return {"query": result.query, "releases": result.releases, "message": result.message or None}
+def _json(result: MatrixResult) -> dict[str, Any]:
+    """One shape for every query (docs/matrix-schema.md, "matrix --json"): the releases as a list, even of one,
+    so that a reader never has to tell a record from a listing."""
+    return {
+        "query": result.query,
+        "releases": result.releases,
+        "names": result.names,
+        "packages": result.packages,
+        "message": result.message or None,
+    }
+
+
+def _name(n: dict[str, Any], out: Writer) -> None:
+    """A [[cuda_name]] answer: what the asked version is, the driver its CUDA needs, where that is stated."""
+    asked = n["asked"]
+    out.line((f"{n['name']}{' ' + asked['version'] if asked['version'] else ''}", "heading"), f"  ({n['ecosystem']})")
+    out.line("  ", ("is:", "heading"), f" {asked['is']}", hang=4)
+    if asked["driver_min_linux"] or asked["driver_min_windows"]:
+        drivers = ", ".join(
+            f"{os_name} >= {asked[key]}"
+            for os_name, key in (("linux", "driver_min_linux"), ("windows", "driver_min_windows"))
+            if asked[key] and os_name in n["os"]
+        )
+        out.line("  ", ("driver:", "heading"), f" {drivers}", hang=4)
+    if n["framework"]:
+        out.line("  ", ("answers as:", "heading"), f" {n['framework']}[{n['extra']}] of the same version", hang=4)
+    out.line("  ", ("os:", "heading"), f" {', '.join(n['os'])}", hang=4)
+    out.line("  ", ("source:", "heading"), f" {n['source']}", hang=4)
 
 
 def _span(values: list[str]) -> str:
