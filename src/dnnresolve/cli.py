@@ -17,6 +17,7 @@ from .interrupts import stop_signals_raise, stopped_by
 if TYPE_CHECKING:
     from .matrix import Matrix
     from .plan import Plan
+    from .specs import Requirement
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug of dnnresolve's own
@@ -274,27 +275,42 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def _plan_from_args(args: argparse.Namespace) -> Plan:
+    from .artifact import parse_line
     from .plan import make_plan
     from .runtime_flags import runtime_for
-    from .solve import solve
-    from .specs import InvalidRequirement, parse_requirement
+    from .solve import artifact_of, solve
+    from .specs import InvalidRequirement
 
-    requirements = []
+    lines: list[tuple[str, Requirement | str]] = []
     for spec in args.specs:
         try:
-            requirements.append(parse_requirement(spec))
+            lines.append((spec, parse_line(spec)))
         except InvalidRequirement as exc:
             raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
     matrix = _load_matrix(args)
+    runtime = runtime_for(args, matrix)
+    args.runtime = runtime
+    # what pip skips on this target (a marker) or builds from source (a path, VCS, a URL) is a note, not a plan
+    requirements: list[Requirement] = []
+    notes: list[tuple[str, str]] = []
+    for spec, line in lines:
+        if isinstance(line, str):
+            notes.append((spec, line))
+            continue
+        art = artifact_of(line, runtime, matrix)
+        if not art.checkable:
+            notes.append((spec, art.skipped or art.unchecked))
+        else:
+            requirements.append(line)
     if args.command == "plan":  # (install runs plain pip for what the matrix does not know)
         from .suggest import unknown_packages
 
         refused = unknown_packages([r.name for r in requirements], matrix.packages())
         if refused:
             raise UserError(refused)
-    runtime = runtime_for(args, matrix)
-    args.runtime = runtime
-    return make_plan(solve(requirements, runtime, matrix), runtime, matrix)
+    plan = make_plan(solve(requirements, runtime, matrix), runtime, matrix)
+    plan.notes = notes
+    return plan
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -427,13 +443,14 @@ def _cmd_update(args: argparse.Namespace) -> int:
 
 
 def _cmd_install(args: argparse.Namespace) -> int:
-    from .install import run_steps, steps_from_specs
+    from .install import run_steps, steps_from_specs, unchecked_steps
     from .render import install as render
 
     plan = _plan_from_args(args)
     steps = [s for rp in plan.requirements if rp.options for s in rp.options[0].steps]
     unplanned = [str(rp.result.requirement) for rp in plan.requirements if not rp.result.known]
     steps += steps_from_specs(unplanned)  # packages the matrix does not know: plain pip, unchecked
+    steps += unchecked_steps([(line, note) for line, note in plan.notes if not note.startswith("skipped")])
     render.show_steps(steps, dry_run=args.dry_run, as_json=args.json)
     if args.dry_run:
         return EXIT_OK
