@@ -119,3 +119,16 @@ def test_plan_of_a_wheel_url_plans_the_release_and_build_its_file_names(run_cli)
     other = run_cli("plan", f"torch @ {url.replace('2.1.0', '2.0.99')}", *LINUX, "--json")
     req = json.loads(other.stdout)["requirements"][0]
     assert req["release"] is None and req["options"] == [], req
+
+
+def test_check_skips_a_line_its_marker_excludes_with_a_note_as_plan_does(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    line = 'torch==2.1.0; sys_platform == "win32"'
+    (tmp_path / "requirements.txt").write_text(f"{line}\n")
+    r = run_cli("check", "requirements.txt", "--driver", "470.82.01", "--python", "3.11", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    report = json.loads(r.stdout)
+    [f] = report["findings"]
+    assert (f["severity"], f["line"]) == ("info", 1) and f"{line}: skipped: its marker" in f["message"], f
+    assert report["checked"] == []
+    plan = json.loads(run_cli("plan", line, *LINUX, "--json").stdout)
+    assert plan["notes"][0]["note"] in f["message"]
