@@ -15,7 +15,7 @@ from typing import Any
 
 from packaging.specifiers import SpecifierSet
 
-from .artifact import Artifact
+from .artifact import Artifact, wheel_requirement
 from .check_pairs import (
     Brought,
     Pin,
@@ -268,7 +268,8 @@ def _pin(
     if package is None:
         return None
     if located.requirement is not None:
-        req = located.requirement
+        # a wheel URL is the release and build its file name says (torch==2.1.0+cu118), as pip installs it
+        req = wheel_requirement(located.requirement) or located.requirement
     else:
         assert located.conda is not None
         spec = located.conda.specifier or SpecifierSet()

@@ -132,3 +132,15 @@ def test_check_skips_a_line_its_marker_excludes_with_a_note_as_plan_does(run_cli
     assert report["checked"] == []
     plan = json.loads(run_cli("plan", line, *LINUX, "--json").stdout)
     assert plan["notes"][0]["note"] in f["message"]
+
+
+def test_check_reads_a_wheel_url_line_as_the_release_and_build_its_file_names(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # as plan does: the file name says torch 2.1.0, CUDA 11.8 build (PyPI's plain 2.1.0 is the CUDA 12.1 one)
+    url = "https://download.pytorch.org/whl/cu118/torch-2.1.0%2Bcu118-cp311-cp311-linux_x86_64.whl"
+    (tmp_path / "requirements.txt").write_text(f"torch @ {url}\n")
+    r = run_cli("check", "requirements.txt", "--driver", "470.82.01", "--python", "3.11", "--json")
+    report = json.loads(r.stdout)
+    assert report["checked"] == ["torch"], report
+    [pin] = report["checked_lines"]
+    assert pin["release"] == "torch 2.1.0 for CUDA 11.8", pin
+    assert not any(f["severity"] == "error" for f in report["findings"]), report["findings"]
