@@ -256,7 +256,9 @@ def test_markers_follow_the_target_python(run_cli: Run, tmp_path: Path) -> None:
     req = tmp_path / "requirements.txt"
     req.write_text('tensorflow-gpu==1.4.0; python_version < "3.7"\n')
     rc, report = check_json(run_cli, str(req), "--python", "3.11")
-    assert rc == 0 and report["checked"] == [] and report["findings"] == []
+    assert rc == 0 and report["checked"] == []
+    [note] = report["findings"]  # pip skips the line on this target: a note says so (issue 21)
+    assert note["severity"] == "info" and "skipped: its marker" in note["message"]
     rc, report = check_json(run_cli, str(req), "--python", "3.6", "--cuda", "9.0")
     [f] = findings(report, "target-incompatible")
     assert rc == 1 and "built for CUDA 8.0; CUDA 9.0 is in use [given (--cuda)]" in f["message"]

@@ -180,3 +180,22 @@ def test_a_signal_during_install_stops_pip_and_what_pip_started(signum: int, sta
         assert code == status, err
         assert "Traceback" not in err
         assert not alive(pip) and not alive(child), "pip or its child outlived dnnresolve"
+
+
+def test_install_passes_a_local_path_to_pip_and_skips_a_line_its_marker_excludes(run_cli: Callable[..., Any]) -> None:
+    # pip installs `-e .` as written (nothing to check); a line for Windows only installs nothing on Linux
+    r = run_cli(
+        "install",
+        "-e .",
+        'torch==2.1.0; sys_platform == "win32"',
+        "--no-detect",
+        "--os",
+        "linux",
+        "--python",
+        "3.11",
+        "--dry-run",
+        "--json",
+    )
+    assert r.returncode == 0, r.stderr
+    argvs = [s["argv"] for s in json.loads(r.stdout)["steps"]]
+    assert argvs == [["python", "-m", "pip", "install", "-e", "."]], argvs

@@ -33,6 +33,7 @@ _INDEX_TAG = re.compile(r"/whl/(cu\d{2,4}|cpu|rocm[\d.]+)/?$")
 _PATHLIKE = re.compile(r"^(?:\.{1,2}[/\\]|/|~|[A-Za-z]:[/\\])|[/\\]")
 _VCS = re.compile(r"^(?:git|hg|svn|bzr)\+", re.IGNORECASE)
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_NAMED_URL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*@")
 _ARCHIVE = re.compile(r"\.(?:whl|zip|tar\.gz|tgz|tar\.bz2|tar)$", re.IGNORECASE)
 
 
@@ -80,7 +81,9 @@ def unnamed_line(text: str) -> str:
     if _URL.match(line):
         return "not checked: a URL" + (", and its file name names no release" if not _ARCHIVE.search(line) else "")
     head = line.split(";", 1)[0].strip()
-    if _PATHLIKE.search(head) and " @ " not in head and "@" not in head.split("/")[0]:
+    if _NAMED_URL.match(head):  # ``name @ URL`` (PEP 508): the requirement says which (``read`` takes it on)
+        return ""
+    if _PATHLIKE.search(head) and "@" not in head.split("/")[0]:
         return "not checked: a local path, built from its source"
     if _ARCHIVE.search(head):
         return "not checked: a local archive"
@@ -109,10 +112,16 @@ def wheel_requirement(req: Requirement) -> Requirement | None:
 
 
 def marker_applies(req: Requirement, target: Target) -> bool:
-    """Whether the requirement's marker holds on the target; True where the Python is unknown."""
-    if req.marker is None or target.python is None:
+    """Whether the requirement's marker holds on the target. Where its Python is unknown, whether it holds for
+    some Python of those pip-era releases support (``sys_platform == "win32"`` excludes Linux whatever the Python)."""
+    if req.marker is None:
         return True
-    return _evaluate_marker(str(req.marker), str(target.python.series), target.os, target.machine or "x86_64")
+    pythons = [str(target.python.series)] if target.python is not None else _ANY_PYTHON
+    machine = target.machine or "x86_64"
+    return any(_evaluate_marker(str(req.marker), python, target.os, machine) for python in pythons)
+
+
+_ANY_PYTHON = [f"3.{minor}" for minor in range(6, 15)]
 
 
 @functools.lru_cache(maxsize=256)

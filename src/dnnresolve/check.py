@@ -13,10 +13,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
 
-from .artifact import index_build
+from .artifact import Artifact, wheel_requirement
 from .check_conda import (
     CONDA_CUDA,
     CONDA_CUDA_VARIANT,
@@ -52,20 +51,20 @@ from .solve import (
     RequirementResult,
     SolveResult,
     Status,
+    artifact_of,
     bundled_forms,
     evaluate,
     nearest_known,
     needs_system_cuda,
     pinned_specifiers,
     pins_of_form,
-    served_indexes,
     solve_requirement,
     specifiers_intersect,
     under_its_own_name,
 )
 from .sources.interface import LocatedRequirement, SourceFile
 from .specs import Requirement, parse_requirement
-from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError, parse_build_tag
+from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError
 
 # what an environment file names to set up the environment itself (its Python, CUDA, cuDNN, pip), not to install
 _ENVIRONMENT = frozenset((*CONDA_CUDA, *CONDA_CUDA_VARIANT, "cudnn", "python", "pip"))
@@ -87,8 +86,7 @@ class _Memo:
         self.matrix = matrix
         self.packages = frozenset(matrix.packages())
         self._conda_names: dict[str, str] | None = None
-        self.index_variants: dict[tuple[str, tuple[str, ...]], tuple[CudaVersion | None, bool, str]] = {}
-        self.markers: dict[tuple[str, str, str], bool] = {}
+        self.artifacts: dict[tuple[str, tuple[str, ...], str], Artifact] = {}
         # each distinct pin's findings: what the target says of it (None where that depends on the wheels beside
         # it: then once per distinct set of them, in ``beside``), and the rest
         self.pin_facts: dict[tuple[object, ...], tuple[list[_Fact] | None, list[_Fact]]] = {}
@@ -142,9 +140,13 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
         pins = []
         others: list[LocatedRequirement] = []
         for located in source.requirements:
-            if located.requirement is not None and not _marker_applies(located.requirement, runtime, memo):
-                continue  # not installed on this target
-            pin = _pin(located, source, matrix, memo)
+            art = _artifact(located, runtime, memo)
+            if art is not None and art.skipped:  # not installed on this target
+                report.findings.append(
+                    Finding(located.file, located.line, "", Severity.INFO, "skipped", f"{located.raw}: {art.skipped}")
+                )
+                continue
+            pin = _pin(located, source, matrix, memo, art)
             if pin is None:
                 name = memo.run.name(located)
                 if name not in _ENVIRONMENT and not (located.conda is not None and is_environment(name)):
@@ -244,29 +246,26 @@ def _environment(
     return runtime, env_cuda
 
 
-def _marker_applies(req: Requirement, runtime: Runtime, memo: _Memo) -> bool:
-    if req.marker is None or runtime.python is None:
-        return True
-    key = (str(req.marker), str(runtime.python.series), runtime.os)
-    known = memo.markers.get(key)
-    if known is None:
-        known = memo.markers[key] = _evaluate_marker(key[0], runtime)
-    return known
+def _artifact(located: LocatedRequirement, runtime: Runtime, memo: _Memo) -> Artifact | None:
+    """What a pip line installs on this environment (``solve.artifact_of``, the file's index lines in force), once
+    per distinct line, index and target; None for a conda line. A marker is read only where the Python is known
+    (the target's or the environment's): without one, the file's own consistency is all that is checked."""
+    req = located.requirement
+    if req is None or located.conda is not None:
+        return None
+    key = (str(req), located.index.urls, repr((runtime.os, runtime.python, runtime.machine)))
+    found = memo.artifacts.get(key)
+    if found is None:
+        known = runtime if runtime.python is not None or req.marker is None else None
+        found = artifact_of(req if known is not None else _without_marker(req), runtime, memo.matrix, key[1])
+        memo.artifacts[key] = found
+    return found
 
 
-def _evaluate_marker(marker: str, runtime: Runtime) -> bool:
-    assert runtime.python is not None
-    py = runtime.python.series
-    env = {
-        "python_version": str(py),
-        "python_full_version": f"{py}.0",
-        "sys_platform": {"windows": "win32", "macos": "darwin"}.get(runtime.os, "linux"),
-        "platform_system": {"windows": "Windows", "macos": "Darwin"}.get(runtime.os, "Linux"),
-        "os_name": "nt" if runtime.os == "windows" else "posix",
-        "platform_machine": "x86_64",
-        "extra": "",
-    }
-    return Marker(marker).evaluate(env)
+def _without_marker(req: Requirement) -> Requirement:
+    from .records import replace
+
+    return replace(req, marker=None)
 
 
 def _matrix_name(located: LocatedRequirement, memo: _Memo) -> str | None:
@@ -279,36 +278,26 @@ def _matrix_name(located: LocatedRequirement, memo: _Memo) -> str | None:
     return memo.conda_names.get(name)
 
 
-def _pin(located: LocatedRequirement, source: SourceFile, matrix: Matrix, memo: _Memo) -> Pin | None:
+def _pin(
+    located: LocatedRequirement, source: SourceFile, matrix: Matrix, memo: _Memo, art: Artifact | None
+) -> Pin | None:
     if located.constraint:
         return None
     package = _matrix_name(located, memo)
     if package is None:
         return None
     if located.requirement is not None:
-        req = located.requirement
+        # a wheel URL is the release and build its file name says (torch==2.1.0+cu118), as pip installs it
+        req = wheel_requirement(located.requirement) or located.requirement
     else:
         assert located.conda is not None
         spec = located.conda.specifier or SpecifierSet()
         req = parse_requirement(f"{package}{spec}")
     pin = Pin(located, req, package)
-    for s in req.specifier:
-        if "+" in s.version:
-            tag = parse_build_tag(s.version)
-            pin.variant, pin.cpu = tag.cuda, tag.kind == "cpu"
-            pin.variant_from = f"local tag +{tag.label}"
-    if pin.variant is None and not pin.cpu and located.index.urls:
-        key = (package, located.index.urls)
-        if key not in memo.index_variants:
-            memo.index_variants[key] = _variant_from_index(package, located.index.urls, matrix)
-        pin.variant, pin.cpu, pin.variant_from = memo.index_variants[key]
+    if art is not None and art.build_named:  # a local tag, a post release or an index line names the build
+        pin.variant, pin.cpu, pin.variant_from = art.cuda, art.cpu, art.build_from
     select_build(pin, source.requirements, matrix)
     return pin
-
-
-def _variant_from_index(package: str, urls: tuple[str, ...], matrix: Matrix) -> tuple[CudaVersion | None, bool, str]:
-    """(CUDA variant, CPU build, why) that the package indexes in force select, if they select one."""
-    return index_build(urls, served_indexes(matrix, package))
 
 
 def _solve(pin: Pin, env: str, runtime: Runtime, matrix: Matrix, memo: _Memo) -> Solved:

@@ -307,7 +307,8 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def _specs_from_args(args: argparse.Namespace) -> tuple[list[Requirement], Matrix]:
-    """The SPECs parsed, and the matrix (loaded once they parse); for ``plan``, each one's package must be in it."""
+    """The SPECs parsed, and the matrix (loaded once they parse); for ``plan``, each one's package must be in it
+    (``plan --fleet``: each node's machine is its profile, so no line is judged against this one)."""
     from .specs import InvalidRequirement, parse_requirement
 
     requirements = []
@@ -317,6 +318,11 @@ def _specs_from_args(args: argparse.Namespace) -> tuple[list[Requirement], Matri
         except InvalidRequirement as exc:
             raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
     matrix = _load_matrix(args)
+    _refuse_unknown(args, requirements, matrix)
+    return requirements, matrix
+
+
+def _refuse_unknown(args: argparse.Namespace, requirements: list[Requirement], matrix: Matrix) -> None:
     if args.command == "plan":  # (install runs plain pip for what the matrix does not know)
         from .suggest import unknown_packages
 
@@ -324,18 +330,40 @@ def _specs_from_args(args: argparse.Namespace) -> tuple[list[Requirement], Matri
         refused = unknown_packages(asked, matrix.packages())
         if refused:
             raise UserError(refused)
-    return requirements, matrix
 
 
 def _plan_from_args(args: argparse.Namespace) -> Plan:
+    from .artifact import parse_line
     from .plan import make_plan
     from .runtime_flags import runtime_for
-    from .solve import solve
+    from .solve import artifact_of, solve
+    from .specs import InvalidRequirement
 
-    requirements, matrix = _specs_from_args(args)
+    lines: list[tuple[str, Requirement | str]] = []
+    for spec in args.specs:
+        try:
+            lines.append((spec, parse_line(spec)))
+        except InvalidRequirement as exc:
+            raise UserError(f"not a requirement: {spec!r} ({exc})") from exc
+    matrix = _load_matrix(args)
     runtime = runtime_for(args, matrix)
     args.runtime = runtime
-    return make_plan(solve(requirements, runtime, matrix), runtime, matrix)
+    # what pip skips on this target (a marker) or builds from source (a path, VCS, a URL) is a note, not a plan
+    requirements: list[Requirement] = []
+    notes: list[tuple[str, str]] = []
+    for spec, line in lines:
+        if isinstance(line, str):
+            notes.append((spec, line))
+            continue
+        art = artifact_of(line, runtime, matrix)
+        if not art.checkable:
+            notes.append((spec, art.skipped or art.unchecked))
+        else:
+            requirements.append(line)
+    _refuse_unknown(args, requirements, matrix)
+    plan = make_plan(solve(requirements, runtime, matrix), runtime, matrix)
+    plan.notes = notes
+    return plan
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -528,13 +556,14 @@ def _cmd_update(args: argparse.Namespace) -> int:
 
 
 def _cmd_install(args: argparse.Namespace) -> int:
-    from .install import run_steps, steps_from_specs
+    from .install import run_steps, steps_from_specs, unchecked_steps
     from .render import install as render
 
     plan = _plan_from_args(args)
     steps = [s for rp in plan.requirements if rp.options for s in rp.options[0].steps]
     unplanned = [str(rp.result.requirement) for rp in plan.requirements if not rp.result.known]
     steps += steps_from_specs(unplanned)  # packages the matrix does not know: plain pip, unchecked
+    steps += unchecked_steps([(line, note) for line, note in plan.notes if not note.startswith("skipped")])
     render.show_steps(steps, dry_run=args.dry_run, as_json=args.json)
     if args.dry_run:
         return EXIT_OK

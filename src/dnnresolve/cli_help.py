@@ -64,7 +64,12 @@ HELP: dict[str, CommandHelp] = {
             ("dnnresolve plan torch==2.8.0 --fleet fleet", "a verdict per group of a cluster's alike nodes"),
         ),
         (
-            (0, "the machine already runs every requirement and it is installed"),
+            (
+                0,
+                "the machine already runs every requirement and it is installed; a line its marker excludes on "
+                "the target, or one that names no release (a local path, -e ., a VCS or URL), is a note and "
+                "counts for nothing",
+            ),
             (1, "steps are needed, or nothing in the matrix runs here"),
             (2, _USAGE),
             (70, _INTERNAL),

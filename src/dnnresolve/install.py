@@ -51,6 +51,15 @@ def steps_from_specs(specs: Sequence[str]) -> list[Step]:
     return steps
 
 
+def unchecked_steps(lines: Sequence[tuple[str, str]]) -> list[Step]:
+    """``pip install`` of each line that names no release (``-e .``, a path, a VCS link), as written: pip builds it."""
+    import shlex
+
+    return [
+        Step.pip_install(*shlex.split(line), description=f"install {line} with pip ({note})") for line, note in lines
+    ]
+
+
 def run_steps(
     steps: Sequence[Step],
     python: str = sys.executable,

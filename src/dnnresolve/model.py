@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
@@ -133,7 +134,10 @@ class FrameworkRelease:
             except InvalidVersion:
                 install.append(rec)
                 continue
-            release = version.base_version if version.post is not None and self.version.post is None else str(version)
+            # a post the row's steps use to name builds (Paddle's .post112) is not a release of the plain step;
+            # elsewhere a post release is one (mxnet-cu90 1.5.1.post0, tensorflow 2.15.0.post1): pinned as is
+            build_post = version.post is not None and self.version.post is None and self._posts_name_builds
+            release = version.base_version if build_post else str(version)
             if pinned.post is not None and self.version.post is None:  # a build post (Paddle's .post116: CUDA 11.6)
                 if version.post is None and version != self.version and not self.builds_each_release:
                     dropped.add(rec.cuda)  # which builds another release had is not known
@@ -156,6 +160,20 @@ class FrameworkRelease:
             return self
         default = self.cuda_default if self.cuda_default in cuda else None
         return replace(self, version=version, install=tuple(install), cuda=cuda, cuda_default=default)
+
+    @property
+    def _posts_name_builds(self) -> bool:
+        """Whether the row's pip steps pin post releases to name CUDA builds (Paddle's ``2.4.2.post116`` beside
+        ``2.4.2`` for CUDA 10.2), not a re-upload of the same build (mxnet-cu90's ``1.5.1.post0``)."""
+        plain: set[str] = set()
+        posts: set[str] = set()
+        for rec in self.install:
+            if rec.kind != "pip" or not rec.cuda or "==" not in rec.requirement:
+                continue
+            text = rec.requirement.split("==", 1)[1].split(";")[0].split("+")[0].strip()
+            with contextlib.suppress(InvalidVersion):
+                (posts if Version(text).post is not None else plain).add(rec.cuda)
+        return len(posts) > 1 or bool(posts - plain)
 
     def with_extras(self, extras: frozenset[str]) -> FrameworkRelease:
         """This row as the answer for a requirement that names ``extras``: when pip recipes of the row name the

@@ -83,6 +83,8 @@ class Plan:
     requirements: list[RequirementPlan]
     conflicts: list[str]
     satisfied: bool
+    # lines that install nothing to check on this target, each with why (its marker excludes it, a local path)
+    notes: list[tuple[str, str]] = field(default_factory=list)
 
 
 def make_plan(solved: SolveResult, runtime: Runtime, matrix: Matrix) -> Plan:

@@ -33,6 +33,7 @@ def to_json(plan: Plan, runtime: Runtime) -> dict[str, Any]:
         "satisfied": plan.satisfied,
         "conflicts": plan.conflicts,
         "requirements": [_req_json(rp, origins) for rp in plan.requirements],
+        "notes": [{"line": line, "note": note} for line, note in plan.notes],
         "machine": machine_json(runtime),
         # a branch alone (--driver 535) is some 535.x: the checks' verdicts say where its patch level decides
         "driver": {"version": str(runtime.driver), "branch": runtime.driver.is_branch} if runtime.driver else None,
@@ -93,6 +94,7 @@ def _check_json(c: Check, origins: dict[str, str]) -> dict[str, Any]:
 def to_sh(plan: Plan) -> str:
     """The first option of each requirement as a shell script."""
     lines = ["#!/usr/bin/env bash", "# written by dnnresolve plan --format sh", "set -euo pipefail"]
+    lines += [_comment(f"{line}: {note}") for line, note in plan.notes]
     for rp in plan.requirements:
         if not rp.options:
             lines.append(_comment(f"{rp.result.requirement}: {rp.message or 'no option found'}"))
@@ -135,6 +137,8 @@ def emit(plan: Plan, runtime: Runtime, as_json: bool, fmt: str = "text") -> None
         )
     for rp in plan.requirements:
         _emit_requirement(out, rp)
+    for line, note in plan.notes:
+        out.line((f"{line}: {note}", "dim"))
     for c in plan.conflicts:
         out.line(("conflict", "error"), f": {c}")
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..artifact import unnamed_line
+from ..artifact import unnamed_line, wheel_requirement
 from ..errors import UserError
 from ..records import field, record, replace
 from .interface import IndexContext, InvalidRequirement, LocatedRequirement, Skipped, SourceFile, parse_requirement
@@ -21,7 +21,6 @@ from .text import first_line, read_source
 _OPTION_SPLIT = re.compile(r"\s+(?=--?[A-Za-z])")
 _COMMENT = re.compile(r"(^|\s+)#.*$")
 _URLISH = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|(?:git|hg|svn|bzr)\+|\.{1,2}[/\\]|/|[A-Za-z]:[/\\])")
-_ARCHIVE = re.compile(r"\.(?:whl|zip|tar\.gz|tgz|tar\.bz2|tar)$", re.IGNORECASE)
 # Options that take a value and do not change which packages or indexes are used.
 _IGNORED_WITH_VALUE = {"--trusted-host", "--only-binary", "--no-binary", "--use-feature", "--config-settings"}
 _IGNORED_FLAGS = {"--pre", "--prefer-binary", "--require-hashes", "--no-deps"}
@@ -138,7 +137,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 def _requirement(file: str, number: int, text: str, state: PipLines, constraint: bool, group: str) -> None:
     why = unnamed_line(text)
-    if why or _URLISH.match(text) or _ARCHIVE.search(text.split(";")[0].strip()):
+    if why or _URLISH.match(text):
         # pip installs it (a path such as submodules/diff-gaussian-rasterization is built from its directory)
         state.skipped.append(Skipped(file, number, text, why or "not checked: a URL, VCS link or local path"))
         return
@@ -146,7 +145,7 @@ def _requirement(file: str, number: int, text: str, state: PipLines, constraint:
         req = parse_requirement(text)
     except InvalidRequirement as exc:
         raise UserError(f"not a valid requirement {text!r}: {first_line(exc)}", file, number) from exc
-    if req.url:
+    if req.url and wheel_requirement(req) is None:  # (a wheel's file name says its release and build: checked)
         state.skipped.append(Skipped(file, number, text, f"{req.name} from a URL: not checked"))
         return
     state.requirements.append(

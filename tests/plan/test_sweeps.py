@@ -1,0 +1,159 @@
+"""Properties over the whole matrix (issue 21): every framework row with CUDA builds, every release it covers.
+
+The releases are PyPI's, recorded once (``src/dnnresolve/pypi_releases.json``, 2026-12-01): the final releases
+with a Linux x86_64 or pure-Python wheel that the row covers. A row whose releases PyPI no longer serves (torch
+0.4, jaxlib before 0.4.13, old onnxruntime-gpu) stands for its own release. Each release is planned in-process on an
+exact-fit machine built from the row: the build the pin installs (the index's default, or the one a post release
+names), the minimum driver of that build's CUDA, a GPU whose architecture the build carries code for (else the
+floor the row or the CUDA release states), the newest Python the row has wheels for, and the system CUDA and
+cuDNN where the release loads them from the system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from packaging.version import Version
+
+from dnnresolve import artifact
+from dnnresolve.compat import CudnnRule
+from dnnresolve.matrix import Matrix, load_matrix
+from dnnresolve.model import CudaInstall, CudnnInstall, FrameworkRelease, Gpu, Runtime
+from dnnresolve.plan import make_plan
+from dnnresolve.solve import CANNOT_RUN, artifact_of, needs_system_cuda, preferred_variants, solve, variant_code
+from dnnresolve.specs import Requirement, parse_requirement
+from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion
+
+# Found by the sweep, left to the planner's options (not the install model): pip cannot install
+# tensorflow[and-cuda]==2.15.0 (its extra pins tensorrt==8.6.1.post1, which PyPI does not serve: recorded pip
+# 26.3 dry-run), and the plan then offers no option at all, not even tensorflow 2.15.0.post1 beside it.
+NO_OPTION = {"tensorflow==2.15.0"}
+
+
+@pytest.fixture(scope="module")
+def matrix() -> Matrix:
+    return load_matrix()
+
+
+def _releases(row: FrameworkRelease) -> list[Version]:
+    found = artifact.published(row.package) or {}
+    # a Linux x86_64 wheel, or a pure-Python one (jax)
+    covered = [
+        v for v, kinds in found.items() if ("l" in kinds or "p" in kinds) and "y" not in kinds and row.matches(v)
+    ]
+    return sorted(v for v in covered if not v.is_prerelease) or [row.version]
+
+
+def _rows(matrix: Matrix) -> list[FrameworkRelease]:
+    return [row for row in matrix.frameworks if row.cuda and "linux" in row.os]
+
+
+def _requirement(row: FrameworkRelease, version: Version) -> Requirement:
+    """The pin as a user writes it; with the extra of the default build's step where the bare name installs
+    nothing that runs (jax before 0.4.30)."""
+    rec = row.recipe(row.cuda_default or max(row.cuda))
+    extras = sorted(rec.extras) if rec is not None and rec.extras and not row.runs_without_extras else []
+    return parse_requirement(f"{row.package}{'[' + ','.join(extras) + ']' if extras else ''}=={version}")
+
+
+def _fit(row: FrameworkRelease, build: CudaVersion, matrix: Matrix) -> Runtime:
+    sm, _, _ = variant_code(row, build)
+    cuda_row = matrix.cuda_release(build)
+    floors = [c for c in (row.compute_capability_min, cuda_row and cuda_row.compute_capability_min) if c]
+    cc = max(sm) if sm else max(floors, default=ComputeCapability.parse("7.0"))
+    runtime = Runtime(
+        os="linux", driver=matrix.driver_table().min_driver_for(build), gpus=[Gpu("fit", cc)], python=max(row.python)
+    )
+    if needs_system_cuda(row, matrix):
+        runtime.cuda = [CudaInstall(build, "/usr/local/cuda")]
+        cudnn = row.cudnn_for(build)
+        if cudnn:
+            runtime.cudnn = [CudnnInstall(max(cudnn), "/usr/lib", loads_first=True)]
+    return runtime
+
+
+def _cases(matrix: Matrix) -> Iterator[tuple[FrameworkRelease, Version, Requirement, CudaVersion, Runtime]]:
+    for row in _rows(matrix):
+        for version in _releases(row):
+            req = _requirement(row, version)
+            named = artifact_of(req, Runtime(python=max(row.python)), matrix).cuda
+            build = next((c for c in row.cuda if named is not None and named.names_build(c)), None)
+            # (a row that does not state its default build: the one a plan offers first)
+            build = build or row.cuda_default or next(c for c in preferred_variants(row) if c is not None)
+            yield row, version, req, build, _fit(row, build, matrix)
+
+
+def test_the_sweep_covers_every_row_and_release(matrix: Matrix) -> None:
+    rows = _rows(matrix)
+    releases = sum(len(_releases(row)) for row in rows)
+    # every framework row with a Linux CUDA build; PyPI's releases they cover (838 on 2026-12-01)
+    assert len(rows) == len([r for r in matrix.frameworks if r.cuda and "linux" in r.os]) > 300
+    assert releases >= 838
+
+
+def test_an_exact_fit_machine_runs_that_exact_release(matrix: Matrix) -> None:
+    wrong = []
+    for row, version, req, build, runtime in _cases(matrix):
+        solved = solve([req], runtime, matrix)
+        result = solved.results[0]
+        best = result.best
+        where = f"row {row.row} {req} (CUDA {build})"
+        if best is None or best.release.version != version or best.cuda is None or best.cuda.series != build.series:
+            wrong.append(f"{where}: plans {best.label if best else 'nothing'}")
+            continue
+        if result.verdict == CANNOT_RUN:
+            wrong.append(f"{where}: cannot run: {[c.reason for c in best.failures]}")
+            continue
+        plan = make_plan(solved, runtime, matrix).requirements[0]
+        said = [" ".join((*s.argv, s.description)) for s in (plan.options[0].steps if plan.options else [])]
+        if not any(str(version) in text for text in said) and f"{row.package}=={version}" not in NO_OPTION:
+            wrong.append(f"{where}: the first option's steps name another release: {said}")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_a_plain_pin_means_the_index_default_build(matrix: Matrix) -> None:
+    wrong = []
+    for row, _, req, build, runtime in _cases(matrix):
+        if row.cuda_default is None or not row.on_pypi or build != row.cuda_default:
+            continue
+        runtime.driver = DriverVersion.parse("999.99")  # every build runs: the pin alone picks one
+        best = solve([req], runtime, matrix).results[0].best
+        if best is None or best.cuda is None or best.cuda.series != row.cuda_default.series:
+            wrong.append(f"row {row.row} {req}: {best.label if best else 'nothing'}, not CUDA {row.cuda_default}")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_a_driver_below_every_builds_minimum_fails(matrix: Matrix) -> None:
+    table = matrix.driver_table()
+    wrong = []
+    for row, _, req, _, runtime in _cases(matrix):
+        floors = [
+            min(d for d in (table.min_driver_for(c), table.family_min_driver(c.major)) if d is not None)
+            for c in row.cuda
+            if table.min_driver_for(c) is not None or table.family_min_driver(c.major) is not None
+        ]
+        if not floors:
+            continue
+        runtime.driver = DriverVersion.parse(f"{min(floors).parts[0] - 1}.00")
+        result = solve([req], runtime, matrix).results[0]
+        best = result.best
+        if result.verdict != CANNOT_RUN or best is None or not any(c.component == "driver" for c in best.failures):
+            wrong.append(f"row {row.row} {req}: driver {runtime.driver}: {result.verdict}")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_a_cudnn_of_another_major_fails_where_the_system_gives_cudnn(matrix: Matrix) -> None:
+    wrong = []
+    checked = 0
+    for row, _, req, build, runtime in _cases(matrix):
+        cudnn = row.cudnn_for(build)
+        if not runtime.cudnn or row.cudnn_rule is CudnnRule.BUNDLED or row.cudnn_optional or not cudnn:
+            continue
+        checked += 1
+        other = CudnnVersion.parse(f"{max(cudnn).major + 1}.0")
+        runtime.cudnn = [CudnnInstall(other, "/opt/cudnn", loads_first=True)]
+        result = solve([req], runtime, matrix).results[0]
+        if result.verdict != CANNOT_RUN:
+            wrong.append(f"row {row.row} {req}: cuDNN {other}: {result.verdict}")
+    assert checked > 100 and wrong == [], "\n".join(wrong)
