@@ -12,20 +12,10 @@ from typing import Any
 import pytest
 
 PAIRS = json.loads((Path(__file__).parents[1] / "data" / "pip_resolver_pairs.json").read_text(encoding="utf-8"))
-# pairs whose nvidia-* pins the matrix does not hold yet ([[wheel_pins]] rows the data work of issue 21 adds)
-NEEDS_PINS = {
-    ("torch==2.5.1", "jax[cuda12]==0.7.0"): "no [[wheel_pins]] row covers jax 0.7.0 (pip: nvidia-cudnn-cu12 "
-    "==9.1.0.70 for torch 2.5.1 against >=9.8 for jax-cuda12-plugin[with-cuda] 0.7.0)",
-}
-
-
 def _cases() -> list[Any]:
     out = []
     for pair in PAIRS["pairs"]:
-        asked = tuple(pair["asked"])
-        why = NEEDS_PINS.get(asked)
-        marks = [pytest.mark.xfail(reason=why, strict=True)] if why else []
-        out.append(pytest.param(pair, marks=marks, id=" + ".join(asked)))
+        out.append(pytest.param(pair, id=" + ".join(pair["asked"])))
     return out
 
 
