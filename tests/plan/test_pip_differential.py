@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 PAIRS = json.loads((Path(__file__).parents[1] / "data" / "pip_resolver_pairs.json").read_text(encoding="utf-8"))
+
+
 def _cases() -> list[Any]:
     out = []
     for pair in PAIRS["pairs"]:
