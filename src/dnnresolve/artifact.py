@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -264,9 +265,13 @@ def _names_prerelease(spec: SpecifierSet) -> bool:
         return False
 
 
-def read(req: Requirement, target: Target, post_builds: dict[int, CudaVersion] | None = None) -> Artifact:
-    """What ``req`` installs on ``target``. ``post_builds``: the CUDA build each post number of the package's
-    releases names (Paddle's ``.post116`` -> 11.6), from the matrix's recipes."""
+PostBuilds = Callable[[], dict[int, CudaVersion]]
+
+
+def read(req: Requirement, target: Target, post_builds: PostBuilds | None = None) -> Artifact:
+    """What ``req`` installs on ``target``. ``post_builds``: gives the CUDA build each post number of the package's
+    releases names (Paddle's ``.post116`` -> 11.6), from the matrix's recipes; asked only for a post release (it
+    builds every row of the package)."""
     name = canonicalize_name(req.name)
     if not marker_applies(req, target):
         return Artifact(req, name, req.specifier, skipped=f"skipped: its marker ({req.marker}) excludes this target")
@@ -285,8 +290,8 @@ def read(req: Requirement, target: Target, post_builds: dict[int, CudaVersion] |
             release = Version(pinned)
         except InvalidVersion:
             release = None
-    if release is not None and release.post is not None and post_builds and not build_from:
-        build = post_builds.get(release.post)
+    if release is not None and release.post is not None and post_builds is not None and not build_from:
+        build = post_builds().get(release.post)
         if build is not None:  # Paddle's 2.4.2.post116 is its CUDA 11.6 build of 2.4.2
             cuda, build_from = build, f"post release .post{release.post}"
     if release is None:

@@ -352,7 +352,7 @@ def artifact_of(req: Requirement, runtime: Runtime, matrix: Matrix, index_urls: 
     release's CUDA (Paddle's ``.post116``) and the CUDA of each index URL a recipe gives."""
     name = canonicalize_name(req.name)
     target = Target(runtime.os, runtime.python, runtime.machine, index_urls)
-    art = read(req, target, post_builds(matrix, name))
+    art = read(req, target, lambda: post_builds(matrix, name))
     if index_urls and art.checkable and not art.build_named:
         art = with_index(art, *index_build(index_urls, served_indexes(matrix, name)))
     return art
