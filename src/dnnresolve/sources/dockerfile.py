@@ -110,24 +110,14 @@ def instructions(file: str, text: str) -> Iterator[tuple[int, str, str, list[tup
         while True:
             raw = lines[i]
             i += 1
-            if buf and raw.lstrip().startswith("#"):
-                if i >= len(lines):
-                    raise UserError(
-                        f"line continuation at the end of the file: the instruction of line {start} is unterminated",
-                        file,
-                        start,
-                    )
+            if buf and raw.lstrip().startswith("#"):  # a comment inside a continued instruction
+                _continues(i, lines, file, start)
                 continue
             physical.append((i, raw))
             stripped = raw.rstrip()
             if stripped.endswith(escape) and not stripped.endswith(escape * 2):
                 buf.append(stripped[:-1])
-                if i >= len(lines):
-                    raise UserError(
-                        f"line continuation at the end of the file: the instruction of line {start} is unterminated",
-                        file,
-                        start,
-                    )
+                _continues(i, lines, file, start)
                 continue
             buf.append(raw)
             break
@@ -149,6 +139,14 @@ def instructions(file: str, text: str) -> Iterator[tuple[int, str, str, list[tup
             i += 1
             args += "\n" + "\n".join(body)
         yield start, keyword, args, physical
+
+
+def _continues(i: int, lines: list[str], file: str, start: int) -> None:
+    """An instruction continued past the last line is bad input, named by the line it started on."""
+    if i >= len(lines):
+        raise UserError(
+            f"line continuation at the end of the file: the instruction of line {start} is unterminated", file, start
+        )
 
 
 def _assignments(args: str, env: dict[str, str]) -> Iterator[tuple[str, str | None]]:
