@@ -73,7 +73,14 @@ def resolve(ref: str, matrix: Matrix) -> BaseImage:
         m = _TORCH_TAG.match(tag)
         if m:
             cuda = m.group("cuda").replace(".", "")
-            return BaseImage(ref, framework=f"torch=={m.group('torch')}+cu{cuda}", source=TORCH_IMAGE_SOURCE)
+            # the tag's CUDA and cuDNN are the image's: conda's on the runtime images, nvidia/cuda's on the devel ones
+            return BaseImage(
+                ref,
+                cuda=CudaVersion.parse(m.group("cuda")),
+                cudnn=CudnnVersion.parse(m.group("cudnn")),
+                framework=f"torch=={m.group('torch')}+cu{cuda}",
+                source=TORCH_IMAGE_SOURCE,
+            )
         return BaseImage(ref, known=False, notes=[f"pytorch/pytorch tag {tag or 'latest'!r}: which torch is unknown"])
     if name == "tensorflow/tensorflow":
         m = _TF_TAG.match(tag)
