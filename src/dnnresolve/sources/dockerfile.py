@@ -30,6 +30,8 @@ _HEREDOC = re.compile(r"<<-?\s*[\"']?(\w+)[\"']?")
 _APT_PYTHON = re.compile(r"^python(3\.\d+)(?:-dev|-venv|-distutils|-full)?(?:=\S*)?$")
 _APT_PYTHON3 = re.compile(r"^python3(?:-pip|-dev|-venv|-full)?(?:=\S*)?$")
 _APT_CUDNN = re.compile(r"^libcudnn\d+(?:-dev)?=(\d+\.\d+\.\d+(?:\.\d+)?)")
+# RUN's own options (BuildKit's --mount, --network, --security) come before the shell text
+_RUN_FLAGS = re.compile(r"^\s*(?:--[a-z]+=\S*\s+)+")
 _URLISH = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|(?:git|hg|svn|bzr)\+|\.{1,2}(?:/|$)|/)")
 
 
@@ -243,6 +245,7 @@ def _run(
     file: str, stage: Stage, line: int, script: str, physical: list[tuple[int, str]], base: Path, root: Path
 ) -> None:
     at = line
+    script = _RUN_FLAGS.sub("", script, count=1)
     for command in commands(script, stage.env):
         if command.tool == "pip":
             at = _pip(file, stage, command, physical, at, base, root)
