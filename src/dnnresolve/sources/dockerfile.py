@@ -29,6 +29,8 @@ _INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)(?:\s+(.*))?$", re.DOTALL)
 _HEREDOC = re.compile(r"<<-?\s*[\"']?(\w+)[\"']?")
 _APT_PYTHON = re.compile(r"^python(3\.\d+)(?:-dev|-venv|-distutils|-full)?(?:=\S*)?$")
 _APT_PYTHON3 = re.compile(r"^python3(?:-pip|-dev|-venv|-full)?(?:=\S*)?$")
+# the toolkit or its runtime, of CUDA X.Y (a pin such as =10.1.243-1 is the package's, not always CUDA's)
+_APT_CUDA = re.compile(r"^cuda(?:-toolkit|-runtime|-cudart|-libraries)?-(\d+)-(\d+)(?:=\S*)?$")
 _APT_CUDNN = re.compile(r"^libcudnn\d+(?:-dev)?=(\d+\.\d+\.\d+(?:\.\d+)?)")
 # RUN's own options (BuildKit's --mount, --network, --security) come before the shell text
 _RUN_FLAGS = re.compile(r"^\s*(?:--[a-z]+=\S*\s+)+")
@@ -371,6 +373,10 @@ def _apt(file: str, stage: Stage, command: Command, physical: list[tuple[int, st
         m = _APT_CUDNN.match(word)
         if m:
             _set(stage, "cudnn", m.group(1), f"{file}:{_line_of(word, physical, at)} ({word})")
+            continue
+        m = _APT_CUDA.match(word)
+        if m:
+            _set(stage, "cuda", f"{m.group(1)}.{m.group(2)}", f"{file}:{_line_of(word, physical, at)} ({word})")
 
 
 def _set(stage: Stage, key: str, version: str, where: str) -> None:
