@@ -25,6 +25,15 @@ _CUDA_TAG = re.compile(
 _TORCH_TAG = re.compile(r"^(?P<torch>\d+\.\d+(?:\.\d+)?)-cuda(?P<cuda>\d+\.\d+)-cudnn(?P<cudnn>\d+)-(runtime|devel)$")
 _TF_TAG = re.compile(r"^(?P<tf>\d+\.\d+(?:\.\d+)?)(?:rc\d+)?-gpu(?:-py3)?(?:-jupyter)?$")
 _PYTHON_TAG = re.compile(r"^(?P<python>3\.\d+)(?:\.\d+)?(?:[-.\w]*)?$")
+# what other images' tags spell out, each as a whole dash- or underscore-separated word:
+# paddlepaddle/paddle:2.4.2-gpu-cuda11.2-cudnn8.2-trt8.0, rapidsai/…:cuda11.8.0-base-ubuntu20.04-py3.10
+_TAG_FACTS = {
+    "cuda": re.compile(r"(?:^|[-_])cuda(\d+\.\d+(?:\.\d+)?)(?=$|[-_])"),
+    "cudnn": re.compile(r"(?:^|[-_])cudnn(\d+(?:\.\d+){0,3})(?=$|[-_])"),
+    "os": re.compile(r"(?:^|[-_])(ubuntu\d\d\.\d\d)(?=$|[-_])"),
+    "python": re.compile(r"(?:^|[-_])py(?:thon)?(3\.\d+)(?=$|[-_])"),
+}
+_LABELS = {"cuda": "CUDA", "cudnn": "cuDNN", "os": "OS", "python": "Python"}
 _UBUNTU = {"bionic": "18.04", "focal": "20.04", "jammy": "22.04", "noble": "24.04", "xenial": "16.04"}
 _NO_CUDA = ("continuumio/miniconda3", "continuumio/anaconda3", "condaforge/miniforge3", "mambaorg/micromamba")
 TORCH_IMAGE_SOURCE = "https://hub.docker.com/r/pytorch/pytorch/tags"
@@ -101,9 +110,30 @@ def resolve(ref: str, matrix: Matrix) -> BaseImage:
             return BaseImage(ref, os=f"ubuntu{version}")
     if name in _NO_CUDA:
         return BaseImage(ref)
-    return BaseImage(
-        ref, known=False, notes=[f"base image {ref}: not in the matrix, its CUDA, cuDNN and Python not checked"]
-    )
+    return _from_tag(ref, tag)
+
+
+def _from_tag(ref: str, tag: str) -> BaseImage:
+    """An image the matrix does not know: what its tag spells of CUDA, cuDNN, OS and Python, and a note."""
+    image = BaseImage(ref, known=False)
+    spelled = []
+    for key, pattern in _TAG_FACTS.items():
+        m = pattern.search(tag)
+        if m is None:
+            continue
+        try:
+            value = {"cuda": CudaVersion.parse, "cudnn": CudnnVersion.parse, "python": PythonVersion.parse}.get(
+                key, str
+            )(m.group(1))
+        except VersionError:
+            continue
+        setattr(image, key, value)
+        spelled.append(f"{_LABELS[key]} {m.group(1)}")
+    if spelled:
+        image.notes.append(f"base image {ref}: not in the matrix; {', '.join(spelled)} read from its tag")
+    else:
+        image.notes.append(f"base image {ref}: not in the matrix, its CUDA, cuDNN and Python not checked")
+    return image
 
 
 def _cuda_image(ref: str, tag: str, matrix: Matrix) -> BaseImage:
