@@ -34,6 +34,11 @@ _APT_CUDA = re.compile(r"^cuda(?:-toolkit|-runtime|-cudart|-libraries)?-(\d+)-(\
 _APT_CUDNN = re.compile(r"^libcudnn\d+(?:-dev)?=(\d+\.\d+\.\d+(?:\.\d+)?)")
 # RUN's own options (BuildKit's --mount, --network, --security) come before the shell text
 _RUN_FLAGS = re.compile(r"^\s*(?:--[a-z]+=\S*\s+)+")
+# an nvidia/cuda tag whose only unknown part is the OS after the flavour
+_CUDA_WITHOUT_OS = re.compile(
+    r"^(?P<image>(?:[\w.-]+(?::\d+)?/)?nvidia/cuda:\d+\.\d+(?:\.\d+)?-(?:cudnn\d*-)?(?:base|runtime|devel))"
+    r"-[^$]*\$\{?\w+\}?[^$]*$"
+)
 _URLISH = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|(?:git|hg|svn|bzr)\+|\.{1,2}(?:/|$)|/)")
 
 
@@ -183,10 +188,13 @@ def _from(file: str, line: int, args: str, global_args: dict[str, str], stages: 
         stage.copies = list(parent.copies)
         stage.container = copy.deepcopy(parent.container)
     elif missing:
-        message = (
-            f"FROM {ref}: ${missing[0]} is set by no ARG before the first FROM (a --build-arg?): base image not checked"
-        )
+        known = _CUDA_WITHOUT_OS.match(base)
+        what = "its OS not checked" if known else "base image not checked"
+        message = f"FROM {ref}: ${missing[0]} is set by no ARG before the first FROM (a --build-arg?): {what}"
         stage.notes.append(Finding(file, line, "", Severity.INFO, "image-not-checked", message))
+        if known:  # nvidia/cuda:12.1.0-runtime-ubuntu${UBUNTU}: the CUDA and cuDNN are known all the same
+            image = known.group("image")
+            stage.container = Container(image=image, where={"image": f"{file}:{line} (FROM {base})"})
     else:
         stage.container = Container(image=base, where={"image": f"{file}:{line} (FROM {base})"})
     return stage
