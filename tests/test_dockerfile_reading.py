@@ -46,7 +46,9 @@ def test_run_flags_do_not_hide_the_install(run_cli: Run, tmp_path: Path) -> None
 
 
 def test_cuda_installed_by_apt_is_the_containers(run_cli: Run, tmp_path: Path) -> None:
-    report = check(run_cli, tmp_path, "FROM ubuntu:22.04\nRUN apt-get install -y cuda-toolkit-12-1 python3-pip\n" + TF24)
+    report = check(
+        run_cli, tmp_path, "FROM ubuntu:22.04\nRUN apt-get install -y cuda-toolkit-12-1 python3-pip\n" + TF24
+    )
     [message] = errors(report)
     assert "CUDA 12.1 is in use" in message and "Dockerfile:2 (cuda-toolkit-12-1)" in message
 
@@ -71,7 +73,9 @@ def test_an_unknown_images_tag_gives_its_cuda_and_python(run_cli: Run, tmp_path:
 
 
 def test_an_os_left_to_a_build_argument_still_gives_the_cuda(run_cli: Run, tmp_path: Path) -> None:
-    report = check(run_cli, tmp_path, "ARG CUDA=12.1.0\nFROM nvidia/cuda:${CUDA}-runtime-ubuntu${UBUNTU_VERSION}\n" + TF24)
+    report = check(
+        run_cli, tmp_path, "ARG CUDA=12.1.0\nFROM nvidia/cuda:${CUDA}-runtime-ubuntu${UBUNTU_VERSION}\n" + TF24
+    )
     [message] = errors(report)
     assert "CUDA 12.1.0 is in use" in message
     notes = [f["message"] for f in report["findings"] if f["rule"] == "image-not-checked"]
