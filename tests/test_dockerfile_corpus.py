@@ -26,10 +26,11 @@ CORPUS = ROOT / "tests" / "data" / "dockerfile_corpus" / "corpus.toml"
 SCRIPT = ROOT / "scripts" / "dockerfile_recall"
 ITEMS: list[dict[str, Any]] = tomllib.loads(CORPUS.read_text(encoding="utf-8"))["item"]
 BASES = {"nvidia/cuda", "pytorch/pytorch", "tensorflow/tensorflow", "ngc", "python", "ubuntu", "arg", "other"}
-# What the reader scores (percent; on main when the corpus was built: tune 60.9 / 95.7, held back 63.2 / 100.0).
+# What the reader scores (percent). On main when the corpus was built (e60d41c), all 73 items: tune 56.0 / 96.2,
+# held back 54.2 / 100.0; batch 2 (gathered after the tuning) alone scored base 1/7 there, 7/7 after.
 # A change may raise these, never lower them. Raise them with the change that earns it.
 FLOOR = {
-    "tune": {"base_share": 95.7, "install_recall": 100.0},
+    "tune": {"base_share": 96.0, "install_recall": 100.0},
     "heldback": {"base_share": 100.0, "install_recall": 100.0},
 }
 # Counts that must stay at zero in both parts: a fact read against its label, a framework the image does not
@@ -44,7 +45,8 @@ def _part(repo: str) -> str:
 
 
 def test_the_corpus_is_large_and_broad() -> None:
-    assert len(ITEMS) >= 60
+    assert len(ITEMS) >= 70
+    assert sum(i["batch"] == 2 for i in ITEMS) >= 10
     assert len({i["repo"] for i in ITEMS}) >= 50
     assert {i["base"] for i in ITEMS} == BASES
     assert len({i["id"] for i in ITEMS}) == len(ITEMS)
@@ -66,6 +68,7 @@ def test_every_item_cites_its_file_and_is_labelled() -> None:
         assert "FROM" in i["dockerfile"].upper(), where
         for f in i.get("file", []):
             assert len(f["commit"]) == 40 and f["text"].strip() and not f["path"].startswith("/"), where
+        assert i["batch"] in (1, 2), where
         date.fromisoformat(i["retrieved"])
 
 
