@@ -2,13 +2,15 @@
 
 ``nvidia/cuda:X-[cudnnN-]{base,runtime,devel}-OS`` is looked up in the matrix's ``[[cuda_image]]`` rows (which
 also say whether NVIDIA deleted the tag); ``pytorch/pytorch:2.2.1-cuda12.1-cudnn8-runtime`` carries that torch
-build, ``tensorflow/tensorflow:2.15.0-gpu`` that TensorFlow; ``python:3.11`` that Python; an OS image
-(``ubuntu:22.04``) its OS. Anything else is unknown: a note, not checked.
+build, with the CUDA and cuDNN its tag names, ``tensorflow/tensorflow:2.15.0-gpu`` that TensorFlow; ``python:3.11``
+that Python; an OS image (``ubuntu:22.04``) its OS. Of any other image, what its tag spells as whole words
+(``cuda11.8.0``, ``cudnn8.2``, ``ubuntu20.04``, ``py3.10``) is read, with a note that the image is not in the matrix.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .records import field, record
@@ -34,6 +36,12 @@ _TAG_FACTS = {
     "python": re.compile(r"(?:^|[-_])py(?:thon)?(3\.\d+)(?=$|[-_])"),
 }
 _LABELS = {"cuda": "CUDA", "cudnn": "cuDNN", "os": "OS", "python": "Python"}
+_PARSE: dict[str, Callable[[str], object]] = {
+    "cuda": CudaVersion.parse,
+    "cudnn": CudnnVersion.parse,
+    "os": str,
+    "python": PythonVersion.parse,
+}
 _UBUNTU = {"bionic": "18.04", "focal": "20.04", "jammy": "22.04", "noble": "24.04", "xenial": "16.04"}
 _NO_CUDA = ("continuumio/miniconda3", "continuumio/anaconda3", "condaforge/miniforge3", "mambaorg/micromamba")
 TORCH_IMAGE_SOURCE = "https://hub.docker.com/r/pytorch/pytorch/tags"
@@ -122,9 +130,7 @@ def _from_tag(ref: str, tag: str) -> BaseImage:
         if m is None:
             continue
         try:
-            value = {"cuda": CudaVersion.parse, "cudnn": CudnnVersion.parse, "python": PythonVersion.parse}.get(
-                key, str
-            )(m.group(1))
+            value = _PARSE[key](m.group(1))
         except VersionError:
             continue
         setattr(image, key, value)

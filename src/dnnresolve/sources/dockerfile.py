@@ -5,7 +5,8 @@ The stage that runs is the last one; the stages it is built ``FROM`` and those i
 (``COPY --from=builder``) count too, since what they installed ends up in it. ``ARG`` defaults and ``ENV``
 values fill in ``${VAR}`` (ARGs before the first FROM are the only ones a FROM line sees). ``RUN`` steps are read
 for ``pip install`` (its ``-r`` files through the ``COPY`` lines that put them in the image, relative to the
-Dockerfile's folder, the build context), ``conda install`` and the Python or cuDNN packages ``apt-get`` installs.
+Dockerfile's folder, the build context), ``conda install`` and the Python, CUDA or cuDNN packages ``apt-get``
+installs; BuildKit's ``RUN --mount=…`` options are skipped.
 """
 
 from __future__ import annotations
