@@ -2,13 +2,15 @@
 
 ``nvidia/cuda:X-[cudnnN-]{base,runtime,devel}-OS`` is looked up in the matrix's ``[[cuda_image]]`` rows (which
 also say whether NVIDIA deleted the tag); ``pytorch/pytorch:2.2.1-cuda12.1-cudnn8-runtime`` carries that torch
-build, ``tensorflow/tensorflow:2.15.0-gpu`` that TensorFlow; ``python:3.11`` that Python; an OS image
-(``ubuntu:22.04``) its OS. Anything else is unknown: a note, not checked.
+build, with the CUDA and cuDNN its tag names, ``tensorflow/tensorflow:2.15.0-gpu`` that TensorFlow; ``python:3.11``
+that Python; an OS image (``ubuntu:22.04``) its OS. Of any other image, what its tag spells as whole words
+(``cuda11.8.0``, ``cudnn8.2``, ``ubuntu20.04``, ``py3.10``) is read, with a note that the image is not in the matrix.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .records import field, record
@@ -25,6 +27,21 @@ _CUDA_TAG = re.compile(
 _TORCH_TAG = re.compile(r"^(?P<torch>\d+\.\d+(?:\.\d+)?)-cuda(?P<cuda>\d+\.\d+)-cudnn(?P<cudnn>\d+)-(runtime|devel)$")
 _TF_TAG = re.compile(r"^(?P<tf>\d+\.\d+(?:\.\d+)?)(?:rc\d+)?-gpu(?:-py3)?(?:-jupyter)?$")
 _PYTHON_TAG = re.compile(r"^(?P<python>3\.\d+)(?:\.\d+)?(?:[-.\w]*)?$")
+# what other images' tags spell out, each as a whole dash- or underscore-separated word:
+# paddlepaddle/paddle:2.4.2-gpu-cuda11.2-cudnn8.2-trt8.0, rapidsai/…:cuda11.8.0-base-ubuntu20.04-py3.10
+_TAG_FACTS = {
+    "cuda": re.compile(r"(?:^|[-_])cuda(\d+\.\d+(?:\.\d+)?)(?=$|[-_])"),
+    "cudnn": re.compile(r"(?:^|[-_])cudnn(\d+(?:\.\d+){0,3})(?=$|[-_])"),
+    "os": re.compile(r"(?:^|[-_])(ubuntu\d\d\.\d\d)(?=$|[-_])"),
+    "python": re.compile(r"(?:^|[-_])py(?:thon)?(3\.\d+)(?=$|[-_])"),
+}
+_LABELS = {"cuda": "CUDA", "cudnn": "cuDNN", "os": "OS", "python": "Python"}
+_PARSE: dict[str, Callable[[str], object]] = {
+    "cuda": CudaVersion.parse,
+    "cudnn": CudnnVersion.parse,
+    "os": str,
+    "python": PythonVersion.parse,
+}
 _UBUNTU = {"bionic": "18.04", "focal": "20.04", "jammy": "22.04", "noble": "24.04", "xenial": "16.04"}
 _NO_CUDA = ("continuumio/miniconda3", "continuumio/anaconda3", "condaforge/miniforge3", "mambaorg/micromamba")
 TORCH_IMAGE_SOURCE = "https://hub.docker.com/r/pytorch/pytorch/tags"
@@ -73,7 +90,14 @@ def resolve(ref: str, matrix: Matrix) -> BaseImage:
         m = _TORCH_TAG.match(tag)
         if m:
             cuda = m.group("cuda").replace(".", "")
-            return BaseImage(ref, framework=f"torch=={m.group('torch')}+cu{cuda}", source=TORCH_IMAGE_SOURCE)
+            # the tag's CUDA and cuDNN are the image's: conda's on the runtime images, nvidia/cuda's on the devel ones
+            return BaseImage(
+                ref,
+                cuda=CudaVersion.parse(m.group("cuda")),
+                cudnn=CudnnVersion.parse(m.group("cudnn")),
+                framework=f"torch=={m.group('torch')}+cu{cuda}",
+                source=TORCH_IMAGE_SOURCE,
+            )
         return BaseImage(ref, known=False, notes=[f"pytorch/pytorch tag {tag or 'latest'!r}: which torch is unknown"])
     if name == "tensorflow/tensorflow":
         m = _TF_TAG.match(tag)
@@ -94,9 +118,28 @@ def resolve(ref: str, matrix: Matrix) -> BaseImage:
             return BaseImage(ref, os=f"ubuntu{version}")
     if name in _NO_CUDA:
         return BaseImage(ref)
-    return BaseImage(
-        ref, known=False, notes=[f"base image {ref}: not in the matrix, its CUDA, cuDNN and Python not checked"]
-    )
+    return _from_tag(ref, tag)
+
+
+def _from_tag(ref: str, tag: str) -> BaseImage:
+    """An image the matrix does not know: what its tag spells of CUDA, cuDNN, OS and Python, and a note."""
+    image = BaseImage(ref, known=False)
+    spelled = []
+    for key, pattern in _TAG_FACTS.items():
+        m = pattern.search(tag)
+        if m is None:
+            continue
+        try:
+            value = _PARSE[key](m.group(1))
+        except VersionError:
+            continue
+        setattr(image, key, value)
+        spelled.append(f"{_LABELS[key]} {m.group(1)}")
+    if spelled:
+        image.notes.append(f"base image {ref}: not in the matrix; {', '.join(spelled)} read from its tag")
+    else:
+        image.notes.append(f"base image {ref}: not in the matrix, its CUDA, cuDNN and Python not checked")
+    return image
 
 
 def _cuda_image(ref: str, tag: str, matrix: Matrix) -> BaseImage:

@@ -63,7 +63,7 @@ class Container:
             )
         for key in ("os", "cuda", "cudnn", "python"):
             value = getattr(image, key)
-            if key not in self.stepped and value:
+            if value and (key not in self.stepped or _refines(value, getattr(self, key))):
                 setattr(self, key, value)
                 self.where[key] = where
         if self.python is None and self.os and "python3" in self.where:
@@ -95,3 +95,9 @@ class Container:
                 runtime.sources[key] = self.where[key]
         runtime.sources["os"] = self.where.get("os", self.where.get("image", ""))
         return runtime
+
+
+def _refines(image: object, stepped: object) -> bool:
+    """Whether the image's value is the release a step names, only more precisely (11.8.0 for a step's 11.8)."""
+    theirs, ours = str(image).split("."), str(stepped).split(".")
+    return len(theirs) > len(ours) and theirs[: len(ours)] == ours

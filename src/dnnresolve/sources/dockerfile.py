@@ -5,7 +5,8 @@ The stage that runs is the last one; the stages it is built ``FROM`` and those i
 (``COPY --from=builder``) count too, since what they installed ends up in it. ``ARG`` defaults and ``ENV``
 values fill in ``${VAR}`` (ARGs before the first FROM are the only ones a FROM line sees). ``RUN`` steps are read
 for ``pip install`` (its ``-r`` files through the ``COPY`` lines that put them in the image, relative to the
-Dockerfile's folder, the build context), ``conda install`` and the Python or cuDNN packages ``apt-get`` installs.
+Dockerfile's folder, the build context), ``conda install`` and the Python, CUDA or cuDNN packages ``apt-get``
+installs; BuildKit's ``RUN --mount=…`` options are skipped.
 """
 
 from __future__ import annotations
@@ -29,7 +30,16 @@ _INSTRUCTION = re.compile(r"^\s*([A-Za-z]+)(?:\s+(.*))?$", re.DOTALL)
 _HEREDOC = re.compile(r"<<-?\s*[\"']?(\w+)[\"']?")
 _APT_PYTHON = re.compile(r"^python(3\.\d+)(?:-dev|-venv|-distutils|-full)?(?:=\S*)?$")
 _APT_PYTHON3 = re.compile(r"^python3(?:-pip|-dev|-venv|-full)?(?:=\S*)?$")
+# the toolkit or its runtime, of CUDA X.Y (a pin such as =10.1.243-1 is the package's, not always CUDA's)
+_APT_CUDA = re.compile(r"^cuda(?:-toolkit|-runtime|-cudart|-libraries)?-(\d+)-(\d+)(?:=\S*)?$")
 _APT_CUDNN = re.compile(r"^libcudnn\d+(?:-dev)?=(\d+\.\d+\.\d+(?:\.\d+)?)")
+# RUN's own options (BuildKit's --mount, --network, --security) come before the shell text
+_RUN_FLAGS = re.compile(r"^\s*(?:--[a-z]+=\S*\s+)+")
+# an nvidia/cuda tag whose only unknown part is the OS after the flavour
+_CUDA_WITHOUT_OS = re.compile(
+    r"^(?P<image>(?:[\w.-]+(?::\d+)?/)?nvidia/cuda:\d+\.\d+(?:\.\d+)?-(?:cudnn\d*-)?(?:base|runtime|devel))"
+    r"-[^$]*\$\{?\w+\}?[^$]*$"
+)
 _URLISH = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|(?:git|hg|svn|bzr)\+|\.{1,2}(?:/|$)|/)")
 
 
@@ -179,10 +189,13 @@ def _from(file: str, line: int, args: str, global_args: dict[str, str], stages: 
         stage.copies = list(parent.copies)
         stage.container = copy.deepcopy(parent.container)
     elif missing:
-        message = (
-            f"FROM {ref}: ${missing[0]} is set by no ARG before the first FROM (a --build-arg?): base image not checked"
-        )
+        known = _CUDA_WITHOUT_OS.match(base)
+        what = "its OS not checked" if known else "base image not checked"
+        message = f"FROM {ref}: ${missing[0]} is set by no ARG before the first FROM (a --build-arg?): {what}"
         stage.notes.append(Finding(file, line, "", Severity.INFO, "image-not-checked", message))
+        if known:  # nvidia/cuda:12.1.0-runtime-ubuntu${UBUNTU}: the CUDA and cuDNN are known all the same
+            image = known.group("image")
+            stage.container = Container(image=image, where={"image": f"{file}:{line} (FROM {base})"})
     else:
         stage.container = Container(image=base, where={"image": f"{file}:{line} (FROM {base})"})
     return stage
@@ -243,6 +256,7 @@ def _run(
     file: str, stage: Stage, line: int, script: str, physical: list[tuple[int, str]], base: Path, root: Path
 ) -> None:
     at = line
+    script = _RUN_FLAGS.sub("", script, count=1)
     for command in commands(script, stage.env):
         if command.tool == "pip":
             at = _pip(file, stage, command, physical, at, base, root)
@@ -368,6 +382,10 @@ def _apt(file: str, stage: Stage, command: Command, physical: list[tuple[int, st
         m = _APT_CUDNN.match(word)
         if m:
             _set(stage, "cudnn", m.group(1), f"{file}:{_line_of(word, physical, at)} ({word})")
+            continue
+        m = _APT_CUDA.match(word)
+        if m:
+            _set(stage, "cuda", f"{m.group(1)}.{m.group(2)}", f"{file}:{_line_of(word, physical, at)} ({word})")
 
 
 def _set(stage: Stage, key: str, version: str, where: str) -> None:

@@ -1,5 +1,5 @@
 """The install commands of a Dockerfile's ``RUN`` steps: pip (``pip``, ``pip3``, ``python -m pip``, ``uv pip``),
-conda (``conda``, ``mamba``, ``micromamba``) and apt (the Python and cuDNN packages it installs).
+conda (``conda``, ``mamba``, ``micromamba``) and apt (the Python, CUDA and cuDNN packages it installs).
 
 A RUN line is shell: it is split into simple commands at ``&&``, ``||``, ``;`` and ``|``, each into words
 (``shlex``), with ``$VAR`` and ``${VAR}`` replaced by the build's ARG and ENV values where known.
