@@ -32,6 +32,7 @@ from .solve import (
     RequirementResult,
     SolveResult,
     Status,
+    evaluate,
     nearest_known,
     needs_system_cuda,
     solve_requirement,
@@ -121,6 +122,7 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
             keep = upgrade.candidate if upgrade is not None else best
         kept = {c.component for c in keep.failures}
         options.extend(_fixes_for_release(keep, runtime, matrix, kept, _installed_matches(r), upgrade))
+        options.extend(_plain_form(best, runtime, matrix))
         options.extend(_other_variants(r, best, runtime))
         options.extend(_other_releases(r, runtime, matrix))
     options.sort(key=lambda o: (o.needs_root, o.weight))
@@ -273,6 +275,36 @@ def _fixes_for_release(
     if conda is not None:
         out.append(conda)
     return out
+
+
+def _plain_form(best: Candidate, runtime: Runtime, matrix: Matrix) -> list[Option]:
+    """The release asked, as its plain wheel, where the form with an extra cannot be installed (pip refuses
+    ``tensorflow[and-cuda]==2.15.0``: its extra pins a tensorrt no index serves): the plain wheel loads CUDA and
+    cuDNN from the system, so it runs where the system's fit (else the fixes that bring them)."""
+    if not any(c.component == "install" and not c.needed for c in best.failures) or best.cuda is None:
+        return []
+    row = best.release
+    whole = next((x for x in matrix.releases(row.package) if x.row == row.row), row).for_version(row.version)
+    plain = whole.without_extras()
+    if plain is None or best.cuda not in plain.cuda:
+        return []
+    cand = Candidate(plain, best.cuda, evaluate(plain, best.cuda, runtime, matrix))
+    failing = {c.component for c in cand.failures}
+    if failing - {"cuda", "cudnn"}:
+        return []
+    if failing:
+        return _fixes_for_release(cand, runtime, matrix, failing)
+    cuda, cudnn = runtime.active_cuda, runtime.active_cudnn
+    libs = " and ".join(
+        text for text in (f"CUDA {cuda.version}" if cuda else "", f"cuDNN {cudnn.version}" if cudnn else "") if text
+    )
+    title = f"keep {row.package} {row.version} as its plain wheel: it loads {libs or 'CUDA and cuDNN'} from the system"
+    warned = [c.component for c in cand.checks if c.status is Status.WARN and not c.gap]
+    if warned:
+        title += f"; read the warnings first ({', '.join(warned)})"
+    option = _install_option(cand, runtime, title, WEIGHT_VARIANT)
+    option.notes = [c.reason for c in cand.checks if c.status is Status.WARN and not c.gap]
+    return [option]
 
 
 def _upgrade_terms(upgrade: DriverUpgrade) -> str:
