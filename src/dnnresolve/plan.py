@@ -40,7 +40,7 @@ from .solve import (
 )
 from .specs import parse_requirement
 from .steps import Step
-from .versions import PythonVersion
+from .versions import PythonVersion, parse_build_tag
 
 # Lower is better. Options with equal weight keep the order they were made in.
 WEIGHT_NOTHING, WEIGHT_MODULE, WEIGHT_VARIANT, WEIGHT_ENV, WEIGHT_OTHER_RELEASE, WEIGHT_MANUAL, WEIGHT_ROOT = range(7)
@@ -121,11 +121,12 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
             upgrade = driver_upgrade(blocked, runtime, matrix)
             keep = upgrade.candidate if upgrade is not None else best
         kept = {c.component for c in keep.failures}
-        options.extend(_fixes_for_release(keep, runtime, matrix, kept, _installed_matches(r), upgrade))
+        options.extend(_fixes_for_release(keep, runtime, matrix, kept, _installed_is(r, keep), upgrade))
         options.extend(_plain_form(best, runtime, matrix))
         options.extend(_other_variants(r, best, runtime))
         options.extend(_other_releases(r, runtime, matrix))
     options.sort(key=lambda o: (o.needs_root, o.weight))
+    _replacing_installed(r, options)
     message = _newest_for_this_os(r, runtime, matrix) if not options and "os" in failing else ""
     return RequirementPlan(r, _dedupe(options), message)
 
@@ -187,13 +188,40 @@ def _under_its_own_name(r: RequirementResult, runtime: Runtime, matrix: Matrix) 
     return RequirementPlan(r, options, message)
 
 
-def _installed_matches(r: RequirementResult) -> bool:
-    if r.installed is None:
+def _installed_is(r: RequirementResult, c: Candidate) -> bool:
+    """Whether the installed distribution is the build ``c``: its version is the release, and its local tag (if
+    any) names that build (``+cpu`` the CPU build, ``+cu118`` the CUDA 11.8 one)."""
+    if r.installed is None or str(c.release.version) != r.installed.version.split("+")[0]:
         return False
-    try:
-        return r.requirement.specifier.contains(r.installed.version.split("+")[0], prereleases=True)
-    except ValueError:
-        return False
+    tag = parse_build_tag(r.installed.version)
+    if tag.kind == "cpu":
+        return c.cuda is None
+    if tag.is_cuda and tag.cuda is not None:
+        return c.cuda is not None and tag.cuda.names_build(c.cuda)
+    return tag.kind in ("", "other")
+
+
+def _replacing_installed(r: RequirementResult, options: list[Option]) -> None:
+    """pip keeps an installed 2.1.0+cpu for ``torch==2.1.0`` (a local tag still matches): an option that installs
+    another build of the installed release removes that one first."""
+    installed = r.installed
+    if installed is None or parse_build_tag(installed.version).kind in ("", "other"):
+        return
+    for o in options:
+        c = o.candidate
+        if c is None or c.release.package != r.package or _installed_is(r, c):
+            continue
+        if str(c.release.version) != installed.version.split("+")[0]:
+            continue
+        at = next((i for i, s in enumerate(o.steps) if s.argv[3:4] == ("install",) and s.kind == "pip"), None)
+        if at is None:
+            continue
+        remove = Step(
+            "pip",
+            f"remove the installed {r.package} {installed.version} (pip counts it as {c.release.version} and keeps it)",
+            ("python", "-m", "pip", "uninstall", "-y", r.package),
+        )
+        o.steps = [*o.steps[:at], remove, *o.steps[at:]]
 
 
 def _fixes_for_release(
