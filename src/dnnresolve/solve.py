@@ -235,8 +235,14 @@ def cudnn_rule_for(release: FrameworkRelease) -> CudnnRule:
     return _DEFAULT_RULES.get(release.package, CudnnRule.EXACT_SERIES)
 
 
-def solve(requirements: Sequence[Requirement], runtime: Runtime, matrix: Matrix) -> SolveResult:
-    results = [solve_requirement(req, runtime, matrix) for req in requirements]
+def solve(
+    requirements: Sequence[Requirement], runtime: Runtime, matrix: Matrix, index_urls: tuple[str, ...] = ()
+) -> SolveResult:
+    """Each requirement solved; ``index_urls``: the indexes pip is configured with, which may choose the build."""
+    results = [
+        solve_requirement(req, runtime, matrix, artifact_of(req, runtime, matrix, index_urls) if index_urls else None)
+        for req in requirements
+    ]
     return SolveResult(results, conflicts=find_conflicts(results, matrix))
 
 
