@@ -322,15 +322,19 @@ def _plain_form(best: Candidate, runtime: Runtime, matrix: Matrix) -> list[Optio
         return []
     if failing:
         return _fixes_for_release(cand, runtime, matrix, failing)
-    cuda, cudnn = runtime.active_cuda, runtime.active_cudnn
-    libs = " and ".join(
-        text for text in (f"CUDA {cuda.version}" if cuda else "", f"cuDNN {cudnn.version}" if cudnn else "") if text
-    )
-    title = f"keep {row.package} {row.version} as its plain wheel: it loads {libs or 'CUDA and cuDNN'} from the system"
+    libs = [c for c in cand.checks if c.component in ("cuda", "cudnn")]
+    names = {"cuda": "CUDA", "cudnn": "cuDNN"}
+    known = all(c.status is Status.OK and c.found for c in libs)
+    if known:
+        title = " and ".join(f"{names[c.component]} {c.found}" for c in libs)
+        title = f"keep {row.package} {row.version} as its plain wheel: it loads {title} from the system"
+    else:  # the system's CUDA or cuDNN is not known: after the releases that bring their own
+        title = " and ".join(c.needed if c.component == "cuda" else f"cuDNN ({c.needed})" for c in libs)
+        title = f"keep {row.package} {row.version} as its plain wheel, where the system has {title}"
     warned = [c.component for c in cand.checks if c.status is Status.WARN and not c.gap]
     if warned:
         title += f"; read the warnings first ({', '.join(warned)})"
-    option = _install_option(cand, runtime, title, WEIGHT_VARIANT)
+    option = _install_option(cand, runtime, title, WEIGHT_VARIANT if known else WEIGHT_MANUAL)
     option.notes = [c.reason for c in cand.checks if c.status is Status.WARN and not c.gap]
     return [option]
 
