@@ -89,7 +89,10 @@ def test_invalid_toml_names_the_line() -> None:
 
 
 def test_unknown_top_level_key_names_its_line() -> None:
-    assert error_for("\n\nschema = 2\n" + GOOD_ROW).startswith("m.toml:3: unknown table or key 'schema'")
+    assert error_for("\n\ncolour = 2\n" + GOOD_ROW).startswith("m.toml:3: unknown table or key 'colour'")
+    # ``schema`` is the format's version: a newer one names what to upgrade; a bad one is refused
+    assert error_for("\n\nschema = 2\n" + GOOD_ROW).startswith("m.toml:3: schema 2: a matrix made for a newer")
+    assert "whole number" in error_for('schema = "1"\n' + GOOD_ROW)
 
 
 def test_duplicate_rows_are_refused() -> None:

@@ -363,3 +363,35 @@ def test_a_trickling_server_meets_the_overall_deadline(run_cli: Run, cache: Path
 def test_bad_deadline_setting(run_cli: Run) -> None:
     r = run_cli("update", "--url", "https://127.0.0.1:9/m.toml", env={"DNNRESOLVE_HTTP_DEADLINE": "0"})
     assert r.returncode == 2 and "DNNRESOLVE_HTTP_DEADLINE='0' is not a positive number of seconds" in r.stderr
+
+
+NEWER_TABLE = b'\n[[rocm]]\nversion = "6.0"\nsource = "https://rocm.docs.amd.com/"\n'
+
+
+@pytest.mark.parametrize(
+    ("name", "matrix", "words"),
+    [
+        ("a table this reader does not know", PACKAGED + NEWER_TABLE, "'rocm'"),
+        ("a newer schema", b"schema = 2\n" + PACKAGED, "schema 2"),
+    ],
+)
+def test_a_matrix_for_a_newer_dnnresolve_names_what_to_upgrade(
+    run_cli: Run, cache: Path, name: str, matrix: bytes, words: str
+) -> None:
+    # (issue 21) a newer dnnresolve's matrix: one line that says this dnnresolve is too old for it and how to
+    # upgrade; the cache is kept as it was
+    good_update(run_cli)
+    before = snapshot(cache)
+    with serve(routes(matrix)) as srv:
+        r = run_cli("update", "--url", srv.url(MATRIX_PATH))
+    assert r.returncode == 2, name
+    assert r.stderr.startswith("dnnresolve update: error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert words in r.stderr and "upgrade dnnresolve" in r.stderr and "pip install -U dnnresolve" in r.stderr
+    assert snapshot(cache) == before
+
+
+def test_a_matrix_of_this_schema_says_so_and_is_taken(run_cli: Run, cache: Path) -> None:
+    with serve(routes(b"schema = 1\n" + NEWER)) as srv:
+        r = run_cli("update", "--url", srv.url(MATRIX_PATH))
+    assert r.returncode == 0, r.stderr
+    assert versions_listed(run_cli)[0] == ["1.1.0"]

@@ -222,16 +222,23 @@ def unresolvable(requirement: str) -> str:
 def published(package: str) -> dict[Version, str] | None:
     """The releases PyPI serves of ``package`` (recorded, see ``pypi_releases.json``) with the kinds of their files
     (``l`` a Linux x86_64 wheel, ``w`` a Windows one, ``y`` yanked, "" none left); None where not recorded."""
-    found = _published_data().get(canonicalize_name(package))
+    parsed = _parsed(canonicalize_name(package))
+    return dict(parsed) if parsed is not None else None
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(package: str) -> tuple[tuple[Version, str], ...] | None:
+    # parsed once per package and process: a plan asks for each row the package has (other_releases)
+    found = _published_data().get(package)
     if found is None:
         return None
-    out = {}
+    out = []
     for text, kinds in found.items():
         try:
-            out[Version(text)] = kinds
+            out.append((Version(text), kinds))
         except InvalidVersion:
             continue
-    return out
+    return tuple(out)
 
 
 _OS_KIND = {"linux": "l", "windows": "w", "macos": "m"}

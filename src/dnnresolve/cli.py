@@ -337,6 +337,7 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
     from .plan import make_plan
     from .runtime_flags import runtime_for
     from .solve import artifact_of, solve
+    from .sources.pipconfig import pip_context
     from .specs import InvalidRequirement
 
     lines: list[tuple[str, Requirement | str]] = []
@@ -351,17 +352,18 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
     # what pip skips on this target (a marker) or builds from source (a path, VCS, a URL) is a note, not a plan
     requirements: list[Requirement] = []
     notes: list[tuple[str, str]] = []
+    index_urls = pip_context().index.urls  # the indexes pip here is configured with choose the build it installs
     for spec, line in lines:
         if isinstance(line, str):
             notes.append((spec, line))
             continue
-        art = artifact_of(line, runtime, matrix)
+        art = artifact_of(line, runtime, matrix, index_urls)
         if not art.checkable:
             notes.append((spec, art.skipped or art.unchecked))
         else:
             requirements.append(line)
     _refuse_unknown(args, requirements, matrix)
-    plan = make_plan(solve(requirements, runtime, matrix), runtime, matrix)
+    plan = make_plan(solve(requirements, runtime, matrix, index_urls), runtime, matrix)
     plan.notes = notes
     return plan
 
@@ -438,10 +440,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .check_target import check_target
     from .render import check as render
     from .render.progress import count_progress
+    from .sources import pipconfig as pip_index
     from .sources import read_paths
 
     with count_progress("reading requirement files", enabled=not args.json and args.format == "text") as progress:
         sources = read_paths(args.files or ["."], on_progress=progress)
+    pip_index.apply(sources, pip_index.pip_context())  # what `pip install -r` here reads besides the file
     matrix = _load_matrix(args)
     if args.fleet:
         from .fleet.requirements import framework_requirements

@@ -9,6 +9,10 @@ environment (another Python) is offered only where no release of the same major 
 
 from __future__ import annotations
 
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from .artifact import newest_release, published
 from .compat import DEPENDS, MINOR_VERSION_COMPAT
 from .matrix import Matrix
 from .model import FrameworkRelease, Runtime
@@ -60,11 +64,7 @@ def other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> li
     must_pass = {c.component for c in best.failures} if best else set()
     requested = {c.release.version for c in r.requested}
     wants_gpu = any(x.cuda for x in r.requested)
-    rows = sorted(
-        (row for row in matrix.releases(r.package, runtime.os) if row.version not in requested),
-        key=lambda x: x.version,
-        reverse=True,
-    )
+    rows = sorted(_releases(r.package, runtime.os, matrix, requested), key=lambda x: x.version, reverse=True)
     runs = {id(row): _how_it_runs(row, runtime, matrix, wants_gpu, must_pass) for row in rows}
     here = [(row, runs[id(row)]) for row in rows if runs[id(row)].here is not None]
     series = {v.release[:2] for v in requested}
@@ -100,6 +100,24 @@ def other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> li
     return out
 
 
+def _releases(package: str, os_name: str, matrix: Matrix, requested: set[Version]) -> list[FrameworkRelease]:
+    """Each row as the release pip would install of it: the newest its index publishes of those the row covers,
+    other than the one asked (the row of 2.15.0 offers 2.15.1, its same series; the 2.14 row is 2.14.1, so a title
+    names what its step installs). A row whose index list is not recorded stands for its own release."""
+    out = []
+    for row in matrix.releases(package, os_name):
+        if published(row.package) is None:
+            if row.version not in requested:
+                out.append(row)
+            continue
+        others = ",".join(f"!={v}" for v in sorted(requested))
+        spec = SpecifierSet(",".join(t for t in (str(row.covers), others) if t))
+        newest = newest_release(row.package, spec, os_name)
+        if newest is not None:
+            out.append(row.for_version(newest))
+    return out
+
+
 def _how_it_runs(
     row: FrameworkRelease, runtime: Runtime, matrix: Matrix, wants_gpu: bool, must_pass: set[str]
 ) -> _Runs:
@@ -114,7 +132,7 @@ def _how_it_runs(
         # extra has no wheels for (tensorflow[and-cuda]==2.14.1 on 3.11)
         if failing - {"python", "install"} or not _known(checks, runtime, must_pass):
             continue
-        if not _passes(checks, must_pass - {"python", "install"}):
+        if not _passes(checks, must_pass - {"python", "install", "extras"}):
             continue
         if not failing:
             cand = Candidate(row, cuda, checks)

@@ -32,6 +32,7 @@ from .solve import (
     RequirementResult,
     SolveResult,
     Status,
+    evaluate,
     nearest_known,
     needs_system_cuda,
     solve_requirement,
@@ -39,7 +40,7 @@ from .solve import (
 )
 from .specs import parse_requirement
 from .steps import Step
-from .versions import PythonVersion
+from .versions import PythonVersion, parse_build_tag
 
 # Lower is better. Options with equal weight keep the order they were made in.
 WEIGHT_NOTHING, WEIGHT_MODULE, WEIGHT_VARIANT, WEIGHT_ENV, WEIGHT_OTHER_RELEASE, WEIGHT_MANUAL, WEIGHT_ROOT = range(7)
@@ -120,10 +121,12 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
             upgrade = driver_upgrade(blocked, runtime, matrix)
             keep = upgrade.candidate if upgrade is not None else best
         kept = {c.component for c in keep.failures}
-        options.extend(_fixes_for_release(keep, runtime, matrix, kept, _installed_matches(r), upgrade))
+        options.extend(_fixes_for_release(keep, runtime, matrix, kept, _installed_is(r, keep), upgrade))
+        options.extend(_plain_form(best, runtime, matrix))
         options.extend(_other_variants(r, best, runtime))
         options.extend(_other_releases(r, runtime, matrix))
     options.sort(key=lambda o: (o.needs_root, o.weight))
+    _replacing_installed(r, options)
     message = _newest_for_this_os(r, runtime, matrix) if not options and "os" in failing else ""
     return RequirementPlan(r, _dedupe(options), message)
 
@@ -185,13 +188,40 @@ def _under_its_own_name(r: RequirementResult, runtime: Runtime, matrix: Matrix) 
     return RequirementPlan(r, options, message)
 
 
-def _installed_matches(r: RequirementResult) -> bool:
-    if r.installed is None:
+def _installed_is(r: RequirementResult, c: Candidate) -> bool:
+    """Whether the installed distribution is the build ``c``: its version is the release, and its local tag (if
+    any) names that build (``+cpu`` the CPU build, ``+cu118`` the CUDA 11.8 one)."""
+    if r.installed is None or str(c.release.version) != r.installed.version.split("+")[0]:
         return False
-    try:
-        return r.requirement.specifier.contains(r.installed.version.split("+")[0], prereleases=True)
-    except ValueError:
-        return False
+    tag = parse_build_tag(r.installed.version)
+    if tag.kind == "cpu":
+        return c.cuda is None
+    if tag.is_cuda and tag.cuda is not None:
+        return c.cuda is not None and tag.cuda.names_build(c.cuda)
+    return tag.kind in ("", "other")
+
+
+def _replacing_installed(r: RequirementResult, options: list[Option]) -> None:
+    """pip keeps an installed 2.1.0+cpu for ``torch==2.1.0`` (a local tag still matches): an option that installs
+    another build of the installed release removes that one first."""
+    installed = r.installed
+    if installed is None or parse_build_tag(installed.version).kind in ("", "other"):
+        return
+    for o in options:
+        c = o.candidate
+        if c is None or c.release.package != r.package or _installed_is(r, c):
+            continue
+        if str(c.release.version) != installed.version.split("+")[0]:
+            continue
+        at = next((i for i, s in enumerate(o.steps) if s.argv[3:4] == ("install",) and s.kind == "pip"), None)
+        if at is None:
+            continue
+        remove = Step(
+            "pip",
+            f"remove the installed {r.package} {installed.version} (pip counts it as {c.release.version} and keeps it)",
+            ("python", "-m", "pip", "uninstall", "-y", r.package),
+        )
+        o.steps = [*o.steps[:at], remove, *o.steps[at:]]
 
 
 def _fixes_for_release(
@@ -273,6 +303,40 @@ def _fixes_for_release(
     if conda is not None:
         out.append(conda)
     return out
+
+
+def _plain_form(best: Candidate, runtime: Runtime, matrix: Matrix) -> list[Option]:
+    """The release asked, as its plain wheel, where the form with an extra cannot be installed (pip refuses
+    ``tensorflow[and-cuda]==2.15.0``: its extra pins a tensorrt no index serves): the plain wheel loads CUDA and
+    cuDNN from the system, so it runs where the system's fit (else the fixes that bring them)."""
+    if not any(c.component == "install" and not c.needed for c in best.failures) or best.cuda is None:
+        return []
+    row = best.release
+    whole = next((x for x in matrix.releases(row.package) if x.row == row.row), row).for_version(row.version)
+    plain = whole.without_extras()
+    if plain is None or best.cuda not in plain.cuda:
+        return []
+    cand = Candidate(plain, best.cuda, evaluate(plain, best.cuda, runtime, matrix))
+    failing = {c.component for c in cand.failures}
+    if failing - {"cuda", "cudnn"}:
+        return []
+    if failing:
+        return _fixes_for_release(cand, runtime, matrix, failing)
+    libs = [c for c in cand.checks if c.component in ("cuda", "cudnn")]
+    names = {"cuda": "CUDA", "cudnn": "cuDNN"}
+    known = all(c.status is Status.OK and c.found for c in libs)
+    if known:
+        title = " and ".join(f"{names[c.component]} {c.found}" for c in libs)
+        title = f"keep {row.package} {row.version} as its plain wheel: it loads {title} from the system"
+    else:  # the system's CUDA or cuDNN is not known: after the releases that bring their own
+        title = " and ".join(c.needed if c.component == "cuda" else f"cuDNN ({c.needed})" for c in libs)
+        title = f"keep {row.package} {row.version} as its plain wheel, where the system has {title}"
+    warned = [c.component for c in cand.checks if c.status is Status.WARN and not c.gap]
+    if warned:
+        title += f"; read the warnings first ({', '.join(warned)})"
+    option = _install_option(cand, runtime, title, WEIGHT_VARIANT if known else WEIGHT_MANUAL)
+    option.notes = [c.reason for c in cand.checks if c.status is Status.WARN and not c.gap]
+    return [option]
 
 
 def _upgrade_terms(upgrade: DriverUpgrade) -> str:

@@ -465,18 +465,48 @@ BUILDERS: dict[str, Callable[[Row], Any]] = {
 }
 
 
+# The matrix format this reader knows. A matrix states its own with a top-level ``schema = N`` (none: 1); one that
+# adds tables or changes fields an older reader would misread raises it, and an older reader then refuses it with
+# one line that says what to upgrade, rather than answering from half a matrix.
+SCHEMA = 1
+UPGRADE = "upgrade dnnresolve (python -m pip install -U dnnresolve)"
+
+
 def iter_rows(doc: dict[str, Any], path: str, text: str) -> Iterator[tuple[str, Row]]:
     headers = _header_lines(text)
+    _check_schema(doc, path, text)
     for key, value in doc.items():
+        if key == "schema":
+            continue
         if key not in TABLES:
             line = _first_line_of(key, text)
-            raise MatrixError(f"unknown table or key {key!r} (expected one of {', '.join(TABLES)})", path, line)
+            raise MatrixError(
+                f"unknown table or key {key!r} (this dnnresolve reads {', '.join(TABLES)}): a typo, or a matrix "
+                f"made for a newer dnnresolve: {UPGRADE}",
+                path,
+                line,
+            )
         if not isinstance(value, list):
             raise MatrixError(f"{key!r} must be an array of tables ([[{key}]])", path, None)
         lines = headers.get(key, [])
         for i, item in enumerate(value, 1):
             line = lines[i - 1] if i - 1 < len(lines) else 0
             yield key, Row(path, key, i, line, item)
+
+
+def _check_schema(doc: dict[str, Any], path: str, text: str) -> None:
+    from . import __version__
+
+    schema = doc.get("schema", 1)
+    if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
+        raise MatrixError(f"schema must be a whole number >= 1, got {schema!r}", path, _first_line_of("schema", text))
+    if schema > SCHEMA:
+        raise MatrixError(
+            f"schema {schema}: a matrix made for a newer dnnresolve (dnnresolve {__version__} reads schema {SCHEMA}); "
+            f"{UPGRADE}",
+            path,
+            _first_line_of("schema", text),
+        )
 
 
 def _first_line_of(key: str, text: str) -> int | None:

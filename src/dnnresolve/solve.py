@@ -30,7 +30,7 @@ from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime, Wh
 from .pkgname import canonicalize_name
 from .records import field, record
 from .specs import InvalidRequirement, Requirement, exact_version, parse_requirement
-from .versions import ComputeCapability, CudaVersion, CudnnVersion
+from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
 _DEFAULT_RULES = {"torch": CudnnRule.TORCH, "jax": CudnnRule.AT_LEAST, "jaxlib": CudnnRule.AT_LEAST}
@@ -149,10 +149,29 @@ class RequirementResult:
         best = self.best
         if best is None or not best.ok or self.installed is None:
             return False
+        spec, _, _, _ = split_local(self.requirement.specifier)
         try:
-            return self.requirement.specifier.contains(Version(self.installed.version.split("+")[0]), prereleases=True)
+            if not spec.contains(Version(self.installed.version.split("+")[0]), prereleases=True):
+                return False
         except InvalidVersion:
             return False
+        return self.installed_build_runs
+
+    @property
+    def installed_build_runs(self) -> bool:
+        """Whether the build installed, as its local tag names it (``+cpu``, ``+cu118``), is one of the release's
+        builds that run here where the plan needs a CUDA build, and the CPU build where it needs that: pip counts
+        2.1.0+cpu as 2.1.0 and keeps it, so the tag decides. An untagged version is the index's default build."""
+        best = self.best
+        if self.installed is None or best is None:
+            return False
+        tag = parse_build_tag(self.installed.version)
+        if tag.kind == "cpu":
+            return best.cuda is None
+        if tag.is_cuda and tag.cuda is not None:
+            built = tag.cuda
+            return any(c.ok for c in self.requested if c.cuda is not None and built.names_build(c.cuda))
+        return tag.kind in ("", "other")
 
 
 @record
@@ -216,8 +235,14 @@ def cudnn_rule_for(release: FrameworkRelease) -> CudnnRule:
     return _DEFAULT_RULES.get(release.package, CudnnRule.EXACT_SERIES)
 
 
-def solve(requirements: Sequence[Requirement], runtime: Runtime, matrix: Matrix) -> SolveResult:
-    results = [solve_requirement(req, runtime, matrix) for req in requirements]
+def solve(
+    requirements: Sequence[Requirement], runtime: Runtime, matrix: Matrix, index_urls: tuple[str, ...] = ()
+) -> SolveResult:
+    """Each requirement solved; ``index_urls``: the indexes pip is configured with, which may choose the build."""
+    results = [
+        solve_requirement(req, runtime, matrix, artifact_of(req, runtime, matrix, index_urls) if index_urls else None)
+        for req in requirements
+    ]
     return SolveResult(results, conflicts=find_conflicts(results, matrix))
 
 
@@ -251,6 +276,8 @@ def solve_requirement(
     as_written = not req.extras and not (installed is not None and _has(spec, installed.version.split("+")[0]))
     for row in rows:
         variants: Iterable[CudaVersion | None] = row.cuda or [None]
+        if art.cpu and row.recipe(None) is not None:  # a CPU build named (``+cpu``): the row's CPU recipe is it
+            variants = [None]
         for cuda in variants:
             if variant is not None and (cuda is None or not variant.names_build(cuda)):
                 continue

@@ -11,6 +11,7 @@ cuDNN where the release loads them from the system.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -21,14 +22,30 @@ from dnnresolve.compat import CudnnRule
 from dnnresolve.matrix import Matrix, load_matrix
 from dnnresolve.model import CudaInstall, CudnnInstall, FrameworkRelease, Gpu, Runtime
 from dnnresolve.plan import make_plan
-from dnnresolve.solve import CANNOT_RUN, artifact_of, needs_system_cuda, preferred_variants, solve, variant_code
+from dnnresolve.solve import (
+    CANNOT_RUN,
+    Status,
+    artifact_of,
+    evaluate,
+    needs_system_cuda,
+    preferred_variants,
+    solve,
+    variant_code,
+)
 from dnnresolve.specs import Requirement, parse_requirement
 from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion
 
-# Found by the sweep, left to the planner's options (not the install model): pip cannot install
-# tensorflow[and-cuda]==2.15.0 (its extra pins tensorrt==8.6.1.post1, which PyPI does not serve: recorded pip
-# 26.3 dry-run), and the plan then offers no option at all, not even tensorflow 2.15.0.post1 beside it.
-NO_OPTION = {"tensorflow==2.15.0"}
+# pip cannot install tensorflow[and-cuda]==2.15.0 (its extra pins tensorrt==8.6.1.post1, which PyPI does not serve:
+# recorded pip 26.3 dry-run): on a machine with no system CUDA the first option is the same series' 2.15.1, and
+# 2.15.0 itself comes as its plain wheel (it loads CUDA and cuDNN from the system) further down
+NOT_FIRST = {"tensorflow==2.15.0"}
+# Found by the sweep: a row whose form loads CUDA from the system and that states neither its cuDNN nor why not
+# (data to fill from the release's own page)
+CUDNN_UNSAID = {("cupy-cuda13x", "13.6.0")}
+# what a row's note says when it states no cuDNN on purpose: none used, or none the sources state
+_NO_CUDNN_WHY = re.compile(
+    r"cuDNN[^.;]*?(not stated|left out|not set|not confirmed|removed)|no cuDNN|without cuDNN", re.IGNORECASE
+)
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +123,10 @@ def test_an_exact_fit_machine_runs_that_exact_release(matrix: Matrix) -> None:
             wrong.append(f"{where}: cannot run: {[c.reason for c in best.failures]}")
             continue
         plan = make_plan(solved, runtime, matrix).requirements[0]
-        said = [" ".join((*s.argv, s.description)) for s in (plan.options[0].steps if plan.options else [])]
-        if not any(str(version) in text for text in said) and f"{row.package}=={version}" not in NO_OPTION:
+        pinned = f"{row.package}=={version}"
+        options = plan.options if pinned in NOT_FIRST else plan.options[:1]
+        said = [" ".join((*s.argv, s.description)) for o in options for s in o.steps]
+        if not any(str(version) in text for text in said):
             wrong.append(f"{where}: the first option's steps name another release: {said}")
     assert wrong == [], "\n".join(wrong)
 
@@ -157,3 +176,43 @@ def test_a_cudnn_of_another_major_fails_where_the_system_gives_cudnn(matrix: Mat
         if result.verdict != CANNOT_RUN:
             wrong.append(f"row {row.row} {req}: cuDNN {other}: {result.verdict}")
     assert checked > 100 and wrong == [], "\n".join(wrong)
+
+
+def _forms(row: FrameworkRelease) -> list[FrameworkRelease]:
+    """The row as each of its pip steps installs it (``tensorflow`` and ``tensorflow[and-cuda]`` are two forms)."""
+    forms = [row]
+    for rec in row.install:
+        if rec.kind == "pip" and rec.cuda:
+            form = row.with_extras(rec.extras) if rec.extras else row.without_extras()
+            if form is not None and form.form not in {f.form for f in forms}:
+                forms.append(form)
+    return forms
+
+
+def test_every_form_that_loads_cuda_from_the_system_states_which(matrix: Matrix) -> None:
+    """A build that loads CUDA (and cuDNN) from the system is checked against the system's: the plan and check
+    name the CUDA it needs and, unless it brings cuDNN or uses none, the cuDNN; a row that states no cuDNN says
+    why in its note. The machine knows neither, so the checks say what is needed."""
+    wrong = []
+    checked = 0
+    for row in _rows(matrix):
+        for form in _forms(row):
+            if not needs_system_cuda(form, matrix):
+                continue
+            for build in form.cuda:
+                checked += 1
+                runtime = Runtime(os="linux", python=max(form.python) if form.python else None)
+                checks = {c.component: c for c in evaluate(form, build, runtime, matrix)}
+                where = f"row {row.row} {row.package} {row.version} form {sorted(form.form or ())} CUDA {build}"
+                cuda = checks.get("cuda")
+                if cuda is None or cuda.status is not Status.UNKNOWN or f"CUDA {build}" not in cuda.needed:
+                    wrong.append(f"{where}: no check of the system's CUDA {build}")
+                if form.cudnn_rule is CudnnRule.BUNDLED or form.cudnn_optional:
+                    continue
+                if form.cudnn_for(build):
+                    cudnn = checks.get("cudnn")
+                    if cudnn is None or not any(ch.isdigit() for ch in cudnn.needed):
+                        wrong.append(f"{where}: states cuDNN {form.cudnn_for(build)} but checks none")
+                elif not _NO_CUDNN_WHY.search(row.note) and (row.package, str(row.version)) not in CUDNN_UNSAID:
+                    wrong.append(f"{where}: loads cuDNN from the system, states none and says not why")
+    assert checked > 500 and wrong == [], "\n".join(wrong)
