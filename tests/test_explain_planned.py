@@ -42,18 +42,21 @@ def test_a_k80_named_by_flag_gets_the_release_plan_picks_for_it(run_cli: RunCli)
     # issue #25: `explain --gpu "Tesla K80" "...no kernel image..."` gave "find the GPU's compute capability"
     d = _explain(run_cli, "--gpu", "Tesla K80", text=NO_KERNEL)
     option = _first_option(run_cli, "torch", "--gpu", "Tesla K80")
-    assert option["title"] == "use torch 2.5.1 instead: it runs with what this machine has"
+    # the release is the matrix's to say (the newest torch whose CUDA 11 build carries sm_37 code, #21)
+    version = option["title"].removeprefix("use torch ").split(" ", 1)[0]
+    assert option["title"] == f"use torch {version} instead: it runs with what this machine has"
+    assert version.startswith("2.")
     first = d["fixes"][0]
     # what the build needs (a K80's last branch, 470, runs CUDA 11.8 through minor-version compatibility),
     # then the commands
     assert first == (
-        "for this machine (Tesla K80, sm_37 (--gpu)): use torch 2.5.1 instead, its CUDA 11.8 build; its wheels carry "
-        "code for sm_37; it needs driver >= 450.80.02 (CUDA 11.x minor-version compatibility; >= 520.61.05 for full "
-        "support): " + "; then ".join(f"`{c}`" for c in _commands(option))
+        f"for this machine (Tesla K80, sm_37 (--gpu)): use torch {version} instead, its CUDA 11.8 build; its wheels "
+        "carry code for sm_37; it needs driver >= 450.80.02 (CUDA 11.x minor-version compatibility; >= 520.61.05 for "
+        "full support): " + "; then ".join(f"`{c}`" for c in _commands(option))
     )
     assert not d["fixes"][0].startswith("find the GPU's compute capability")
-    # the source of that fix is the matrix row of torch 2.5.1, not the page the message was copied from
-    assert d["plan"]["fix_source"] == _row_source(run_cli, "torch==2.5.1") != d["source"]
+    # the source of that fix is the matrix row of that release, not the page the message was copied from
+    assert d["plan"]["fix_source"] == _row_source(run_cli, f"torch=={version}") != d["source"]
     text = run_cli("explain", "--no-detect", "--gpu", "Tesla K80", NO_KERNEL).stdout
     assert f"  Source of fix 1: {d['plan']['fix_source']}\n" in text
     # at 80 columns the command, wider than a line, stands whole on a line of its own, to be pasted

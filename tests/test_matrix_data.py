@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlparse
 
 import pytest
@@ -164,3 +165,32 @@ def test_every_variant_runs_on_a_machine_made_of_what_its_row_states(matrix: Mat
                 if fails:
                     never.append(f"{spec} {os} CUDA {cuda}: {fails}")
     assert never == []
+
+
+_UNKNOWN_CODE = re.compile(r"GPU code unknown for CUDA ((?:\d+\.\d+)(?:(?:, | and )\d+\.\d+)*)")
+
+
+def _series_said_unknown(note: str) -> set[str]:
+    """The CUDA series a note says it has no architecture list for ("GPU code unknown for CUDA 11.8, 12.1: why")."""
+    return {s for m in _UNKNOWN_CODE.finditer(note) for s in re.split(r", | and ", m.group(1))}
+
+
+def test_every_torch_cuda_variant_has_its_gpu_code_or_says_why_not(matrix: Matrix) -> None:
+    # issue #21: a plan can only offer the build that carries code for the GPU when each variant's code is known;
+    # a variant whose list could not be read from PyTorch's build scripts says so in a note, never stays silent
+    silent = []
+    for f in matrix.frameworks:
+        if f.package != "torch":
+            continue
+        unknown = _series_said_unknown(f.note)
+        for r in f.install:
+            if not r.cuda:
+                continue
+            series = CudaVersion.parse(r.cuda).series
+            known = any(
+                (o.sm or o.ptx or o.sm_exact) and o.cuda and CudaVersion.parse(o.cuda).series == series
+                for o in f.install
+            ) or (f.cuda_default is not None and f.cuda_default.series == series and bool(f.sm or f.ptx))
+            if not known and str(series) not in unknown | _series_said_unknown(r.note):
+                silent.append(f"torch {f.version} {'/'.join(f.os)} {r.kind} CUDA {series}")
+    assert not silent, f"{len(silent)} variants without GPU code or a note saying why: {sorted(set(silent))}"

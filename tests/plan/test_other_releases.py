@@ -3,19 +3,27 @@ table of machines and requirements, checked against the solver on the packaged m
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from subprocess import CompletedProcess
+from typing import Any
 
 import pytest
+from packaging.version import Version
 
 from dnnresolve.compat import MINOR_VERSION_COMPAT
-from dnnresolve.matrix import load_matrix
+from dnnresolve.matrix import load_matrix, packaged_matrix_path
 from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Runtime
 from dnnresolve.plan import Option, make_plan
 from dnnresolve.records import replace
 from dnnresolve.solve import Candidate, Status, evaluate, solve
 from dnnresolve.specs import parse_requirement
 from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 RunCli = Callable[..., CompletedProcess[str]]
 
@@ -176,3 +184,73 @@ def test_the_t4_case_as_a_user_runs_it(run_cli: RunCli) -> None:
     assert first.startswith("  1. use torch 2."), first
     assert "minor-version compatibility" in first and "new environment" not in first
     assert "conda create" not in first
+
+
+# The offers held to the data itself: the matrix file's own per-variant architecture lists, read raw (not through
+# the solver), decide which torch builds carry code for a GPU.
+def _raw_torch_rows() -> list[dict[str, Any]]:
+    data = tomllib.loads(packaged_matrix_path().read_text(encoding="utf-8"))
+    return [r for r in data["framework"] if r["package"] == "torch" and "linux" in r["os"]]
+
+
+def _cc(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+def _carries_code_for(row: dict[str, Any], cuda: str, gpu: str) -> bool:
+    """Whether the row's build for ``cuda`` has SASS for ``gpu`` (same major, minor at or below) or PTX at or below
+    it, by the lists the file states for that variant (the row's own lists stand for its default build)."""
+    series = ".".join(cuda.split(".")[:2])
+    lists = next(
+        ((i.get("sm", []), i.get("ptx", [])) for i in row["install"] if i.get("cuda") == series and "sm" in i),
+        (row.get("sm", []), row.get("ptx", [])) if row.get("cuda_default") == series else ([], []),
+    )
+    g = _cc(gpu)
+    return any(_cc(s)[0] == g[0] and _cc(s) <= g for s in lists[0]) or any(_cc(p) <= g for p in lists[1])
+
+
+K80_CASES = ["K80/470/3.10", "K80/470/3.11"]
+
+
+@pytest.mark.parametrize("machine", K80_CASES)
+def test_every_torch_offered_to_a_k80_has_code_for_it_in_the_data(machine: str) -> None:
+    # issue #21: each torch build offered instead of 2.8.0 must carry sm_37 SASS (or PTX at or below it) by the
+    # architecture list the matrix states for that very CUDA variant
+    rt = MACHINES[machine]
+    rows = {r["version"]: r for r in _raw_torch_rows()}
+    offers = [o for o in _others("torch==2.8.0", rt) if o.candidate is not None]
+    assert offers
+    for o in offers:
+        assert o.candidate is not None and o.candidate.cuda is not None
+        row = rows[str(o.candidate.release.version)]
+        assert _carries_code_for(row, str(o.candidate.cuda), "3.7"), (o.title, str(o.candidate.cuda))
+
+
+def _newest_torch_with_k80_code(python: str, driver: str) -> tuple[str, str]:
+    table = MATRIX.driver_table("linux")
+    best: tuple[Version, str] | None = None
+    for row in _raw_torch_rows():
+        if row["version"] == "2.8.0" or python not in row.get("python", []):
+            continue
+        for cuda in row.get("cuda", []):
+            if not table.check(DriverVersion.parse(driver), CudaVersion.parse(cuda)).ok:
+                continue
+            if _carries_code_for(row, cuda, "3.7") and (best is None or Version(row["version"]) > best[0]):
+                best = (Version(row["version"]), cuda)
+    assert best is not None
+    return str(best[0]), best[1]
+
+
+def test_the_k80_case_as_a_user_runs_it(run_cli: RunCli) -> None:
+    # issue #21: Tesla K80, driver 470, Python 3.10, torch==2.8.0: the first offer is the newest torch whose build
+    # for a CUDA the driver runs carries sm_37 code, in the Python already there (the data decides which)
+    version, cuda = _newest_torch_with_k80_code("3.10", "470.82.01")
+    r = run_cli(
+        "plan", "torch==2.8.0", "--no-detect", "--driver", "470.82.01", "--gpu", "Tesla K80", "--python", "3.10"
+    )
+    options = r.stdout.split("Options, best first:\n", 1)[1]
+    first = options.split("\n  2. ", 1)[0]
+    assert first.startswith(f"  1. use torch {version} instead: it runs with what this machine has"), first
+    assert f"download.pytorch.org/whl/cu{cuda.replace('.', '')}" in first, first
+    assert "new environment" not in first and "conda create" not in first
