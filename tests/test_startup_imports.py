@@ -62,6 +62,31 @@ def test_a_piped_command_leaves_the_heavy_modules_unimported(argv: list[str], tm
     assert loaded_by(code, tmp_path) == []
 
 
+# explain of one message (issue #26: 3x budget) reads no release: packaging, which the matrix compares releases with,
+# is not imported; neither are its version and specifier classes' own imports
+EXPLAIN_UNNEEDED = ["packaging", "packaging.version", "packaging.specifiers", "packaging._ranges"]
+CLASSIC = (
+    "Loaded runtime CuDNN library: 5005 (compatibility version 5000) but source was compiled with 5103 "
+    "(compatibility version 5100).  If using a binary install, upgrade your CuDNN library to match."
+)
+
+
+@pytest.mark.parametrize("argv", [["explain", "--json", CLASSIC], ["explain", CLASSIC]], ids=["json", "text"])
+def test_explain_of_one_message_does_not_import_what_it_does_not_use(argv: list[str], tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from dnnresolve.cli import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"new = sorted(m for m in {EXPLAIN_UNNEEDED!r} if m in sys.modules)\n"
+        "sys.stderr.write('MODULES ' + ' '.join(new) + '\\n')\n"
+    )
+    loaded_by(code, tmp_path)
+    assert loaded_by(code, tmp_path) == []
+
+
 def loaded_by(code: str, tmp_path: Path) -> list[str]:
     """Run ``code`` (which answers on stdout and writes "MODULES name ..." on stderr) with its own caches."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DNNRESOLVE_")}

@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
-
 from .errors import MatrixError
 from .pkgname import canonicalize_name
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # packaging loads when a release is looked up, not with every command that loads the matrix
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
     from .compat import DriverTable
     from .compiled import Compiled
     from .cuda_names import CudaName
@@ -268,6 +268,8 @@ class Matrix:
 
     def find(self, package: str, spec: SpecifierSet | str = "", os_name: str | None = None) -> list[FrameworkRelease]:
         """Rows whose release satisfies ``spec`` or whose covered releases include the pinned version."""
+        from packaging.specifiers import SpecifierSet
+
         specifier = SpecifierSet(spec) if isinstance(spec, str) else spec
         pinned = _pinned_version(specifier)
         name = canonicalize_name(package)
@@ -291,6 +293,9 @@ class Matrix:
         self, name: str, specifier: SpecifierSet, pinned: Version | None, os_name: str | None
     ) -> list[FrameworkRelease]:
         """``find`` over cached rows: only the rows that match become model objects."""
+        from packaging.specifiers import SpecifierSet
+        from packaging.version import Version
+
         out = []
         for i, version_text, covers, oses in self._raw("framework_index", name):
             if os_name is not None and os_name not in oses:
@@ -514,6 +519,8 @@ def _same_series(a: CudaVersion, b: CudaVersion) -> bool:
 def _surely_outside(covers: str, pinned: Version) -> bool:
     """A quick no for a row's ``covers`` ("==1.0.*", "==2.1.0", ">=0.8.0,<0.11") that cannot contain ``pinned``,
     so that a lookup parses few specifier sets; False means "ask packaging", never "inside"."""
+    from packaging.version import InvalidVersion, Version
+
     for clause in covers.split(","):
         clause = clause.strip()
         op = clause[:2] if clause[:2] in ("==", ">=", "<=") else clause[:1]
@@ -540,6 +547,8 @@ def _surely_outside(covers: str, pinned: Version) -> bool:
 
 
 def _pinned_version(spec: SpecifierSet) -> Version | None:
+    from packaging.version import InvalidVersion, Version
+
     items = list(spec)
     if len(items) == 1 and items[0].operator in ("==", "===") and "*" not in items[0].version:
         try:
