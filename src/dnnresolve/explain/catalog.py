@@ -1,4 +1,5 @@
-"""The error catalog (data/error_catalog.toml): loaded once, validated, its regexes compiled.
+"""The error catalog (data/error_catalog.toml): loaded once, validated, its regexes compiled (the packaged
+catalog's on first use).
 
 Errors in the file name the file, the line of the row's header and the field, like the matrix loader.
 """
@@ -7,7 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -67,10 +69,17 @@ class Marker:
 
 @record(frozen=True)
 class LibraryRule:
-    pattern: re.Pattern[str]
+    pattern_text: str  # compiled on first use (``pattern``), like an entry's
     component: str
     what: str
     note: str = ""
+    where: str = ""  # its row, for the error of a bad regex
+    line: int = 0
+    path: str = ""
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return _regex(self.pattern_text, self.where, self.path, self.line or None, re.compile)
 
 
 @record
@@ -84,8 +93,7 @@ class Catalog:
     anchors: tuple[str, ...] = field(init=False)  # the prefilter: lower case, none holding another
 
     def __post_init__(self) -> None:
-        every = {a for e in self.entries for a in e.anchors}
-        self.anchors = tuple(sorted(a for a in every if not any(b != a and b in a for b in every)))
+        self.anchors = _minimal(a for e in self.entries for a in e.anchors)
 
     def entry(self, entry_id: str) -> CatalogEntry:
         for e in self.entries:
@@ -109,6 +117,28 @@ class Catalog:
             if m:
                 return rule, {k: v for k, v in m.groupdict().items() if v is not None}
         return None
+
+
+def _minimal(anchors: Iterable[str]) -> tuple[str, ...]:
+    """The anchors none of the others is part of, sorted: a line holding a longer one holds the shorter."""
+    every = sorted(set(anchors))
+    # each anchor found in all of them joined (one str.find pass each, not a test of every pair: a start-up's
+    # catalog has a hundred anchors); an anchor holds another found within its own span
+    joined = "\n".join(every)
+    starts = []
+    at = 0
+    for a in every:
+        starts.append(at)
+        at += len(a) + 1
+    holds = set()
+    for b in every:
+        at = joined.find(b)
+        while at != -1:
+            i = bisect_right(starts, at) - 1
+            if every[i] != b and at + len(b) <= starts[i] + len(every[i]):
+                holds.add(i)
+            at = joined.find(b, at + 1)
+    return tuple(a for i, a in enumerate(every) if i not in holds)
 
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
@@ -237,14 +267,18 @@ def catalog_from_document(
     libraries = []
     for i, row in enumerate(_rows(doc, "library", path)):
         where, line = f"[[library]] row {i + 1}", _nth(headers.get("library", []), i)
-        libraries.append(
-            LibraryRule(
-                _regex(_str(row, "pattern", where, path, line), where, path, line, compile_=re.compile),
-                _str(row, "component", where, path, line),
-                _str(row, "what", where, path, line),
-                str(row.get("note", "")),
-            )
+        rule = LibraryRule(
+            _str(row, "pattern", where, path, line),
+            _str(row, "component", where, path, line),
+            _str(row, "what", where, path, line),
+            str(row.get("note", "")),
+            where,
+            line or 0,
+            path,
         )
+        if compile_now:
+            _ = rule.pattern  # a bad regex is reported here
+        libraries.append(rule)
     return Catalog(path, entries, markers, libraries, dict(names), dict(packages))
 
 
