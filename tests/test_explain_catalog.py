@@ -90,9 +90,8 @@ def test_the_packaged_catalog_is_read_from_its_compiled_form_until_its_content_c
     cache = tmp_path / "cache"
     code = (
         "import sys\n"
-        "from pathlib import Path\n"
         "from dnnresolve.explain import catalog as c\n"
-        f"c.packaged_catalog_path = lambda: Path({str(copy)!r})\n"
+        f"c.packaged_catalog_file = lambda: {str(copy)!r}\n"
         "cat = c.load_catalog()\n"
         "parsed = 'tomllib' in sys.modules or 'tomli' in sys.modules\n"
         "print(len(cat.entries), cat.entries[0].id, cat.entries[0].summary, parsed)\n"

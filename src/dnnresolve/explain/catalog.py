@@ -7,16 +7,19 @@ Errors in the file name the file, the line of the row's header and the field, li
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..compat import CudnnRule
 from ..records import field, record
 from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["CATALOG_MAX_BYTES", "KINDS", "Catalog", "CatalogEntry", "CatalogError", "load_catalog", "parse_catalog"]
 
@@ -168,33 +171,41 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.IGNORECASE)
 
 
-def packaged_catalog_path() -> Path:
+def packaged_catalog_file() -> str:
     """The catalog shipped in the wheel (compiled: ``data/error_catalog.compiled``), or the source tree's TOML when
-    running from a checkout."""
-    here = Path(__file__).resolve().parent.parent
-    shipped = here / "data" / "error_catalog.compiled"
-    if shipped.is_file():
+    running from a checkout. (A path as text: ``pathlib`` costs a start-up 0.2x a bare interpreter's.)"""
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    shipped = os.path.join(here, "data", "error_catalog.compiled")
+    if os.path.isfile(shipped):
         return shipped
-    return here.parents[1] / "data" / "error_catalog.toml"
+    return os.path.join(os.path.dirname(os.path.dirname(here)), "data", "error_catalog.toml")
+
+
+def packaged_catalog_path() -> Path:
+    """``packaged_catalog_file()`` as a Path."""
+    from pathlib import Path
+
+    return Path(packaged_catalog_file())
 
 
 _CACHE: dict[str, Catalog] = {}
 
 
-def load_catalog(path: str | Path | None = None) -> Catalog:
-    p = Path(path) if path is not None else packaged_catalog_path()
-    key = str(p)
+def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
+    p = os.fspath(path) if path is not None else packaged_catalog_file()
+    key = os.path.normpath(p)  # (the same file however its path is spelled, as Path compared them)
     if key not in _CACHE:
-        _CACHE[key] = _load_packaged(p) if p == packaged_catalog_path() else parse_catalog(_read(p), str(p))
+        packaged = key == os.path.normpath(packaged_catalog_file())
+        _CACHE[key] = _load_packaged(p) if packaged else parse_catalog(_read(p), p)
     return _CACHE[key]
 
 
-def _load_packaged(p: Path) -> Catalog:
+def _load_packaged(p: str) -> Catalog:
     """The packaged catalog: from its compiled form when there is one for these bytes (see ``compiled``), else
     read, parsed and compiled. Its regexes compile on first use (the test suite compiles every one)."""
     from .. import compiled
 
-    if p.suffix == compiled.SUFFIX:  # what the wheel ships: the validated document itself
+    if p.endswith(compiled.SUFFIX):  # what the wheel ships: the validated document itself
         try:
             doc = compiled.open_shipped(p, "catalog").load("doc")
         except (OSError, ValueError, EOFError, TypeError) as exc:
