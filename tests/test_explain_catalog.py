@@ -70,6 +70,7 @@ def test_duplicate_ids_are_refused() -> None:
 def test_every_packaged_pattern_compiles_and_a_lazy_bad_one_names_its_line() -> None:
     # the packaged catalog compiles its regexes on first use, so the suite compiles each one here
     assert all(entry.pattern.pattern for entry in load_catalog().entries)
+    assert all(rule.pattern.pattern for rule in load_catalog().libraries)
     lazy = parse_catalog(GOOD.replace("boom (?P<n>", "boom (?P<n"), "cat.toml", compile_now=False)
     with pytest.raises(CatalogError) as info:
         _ = lazy.entries[0].pattern
@@ -89,9 +90,8 @@ def test_the_packaged_catalog_is_read_from_its_compiled_form_until_its_content_c
     cache = tmp_path / "cache"
     code = (
         "import sys\n"
-        "from pathlib import Path\n"
         "from dnnresolve.explain import catalog as c\n"
-        f"c.packaged_catalog_path = lambda: Path({str(copy)!r})\n"
+        f"c.packaged_catalog_file = lambda: {str(copy)!r}\n"
         "cat = c.load_catalog()\n"
         "parsed = 'tomllib' in sys.modules or 'tomli' in sys.modules\n"
         "print(len(cat.entries), cat.entries[0].id, cat.entries[0].summary, parsed)\n"
@@ -136,3 +136,24 @@ def test_no_pattern_takes_quadratic_time_on_a_long_line() -> None:
                     pass
         slow.append((time.monotonic() - t, e.id))
     assert time.monotonic() - start < 60, sorted(slow, reverse=True)[:3]
+
+
+def test_the_prefilter_keeps_exactly_the_anchors_no_other_anchor_is_part_of() -> None:
+    # the catalog finds them with one str.find pass per anchor (start-up, #26); this is the definition, pair by pair
+    from dnnresolve.explain.catalog import _minimal
+
+    def by_pairs(anchors: list[str]) -> tuple[str, ...]:
+        every = set(anchors)
+        return tuple(sorted(a for a in every if not any(b != a and b in a for b in every)))
+
+    packaged = [a for e in load_catalog().entries for a in e.anchors]
+    cases = [
+        packaged,
+        ["cudnn", "cudnn", "libcudnn", "cuda"],  # repeated, one within another
+        ["aa", "b", "a\nb"],  # "a\nb" is found across the joint of "aa" and "b" joined: it is in neither
+        ["x y", "y", "x", "z"],
+        ["abc", "bc", "abcd", "d"],
+        [],
+    ]
+    for anchors in cases:
+        assert _minimal(anchors) == by_pairs(anchors), anchors

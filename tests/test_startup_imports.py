@@ -62,6 +62,38 @@ def test_a_piped_command_leaves_the_heavy_modules_unimported(argv: list[str], tm
     assert loaded_by(code, tmp_path) == []
 
 
+# explain of one message and detect (issue #26: start-up budgets) compare no release: packaging, which the matrix
+# compares releases with, is not imported; nor is pathlib (paths are text on these paths: pathlib and the
+# urllib.parse and ipaddress it imports cost a start-up 0.2x a bare interpreter's)
+UNNEEDED = ["packaging", "packaging.version", "packaging.specifiers", "pathlib", "urllib.parse", "ipaddress"]
+CLASSIC = (
+    "Loaded runtime CuDNN library: 5005 (compatibility version 5000) but source was compiled with 5103 "
+    "(compatibility version 5100).  If using a binary install, upgrade your CuDNN library to match."
+)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["explain", "--json", CLASSIC], ["explain", CLASSIC], ["detect", "--json"]],
+    ids=["explain-json", "explain-text", "detect-json"],
+)
+def test_a_first_question_that_compares_no_release_imports_neither_packaging_nor_pathlib(
+    argv: list[str], tmp_path: Path
+) -> None:
+    code = (
+        "import sys\n"
+        "from dnnresolve.cli import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"new = sorted(m for m in {UNNEEDED!r} if m in sys.modules)\n"
+        "sys.stderr.write('MODULES ' + ' '.join(new) + '\\n')\n"
+    )
+    loaded_by(code, tmp_path)
+    assert loaded_by(code, tmp_path) == []
+
+
 def loaded_by(code: str, tmp_path: Path) -> list[str]:
     """Run ``code`` (which answers on stdout and writes "MODULES name ..." on stderr) with its own caches."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DNNRESOLVE_")}

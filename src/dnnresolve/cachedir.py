@@ -20,7 +20,6 @@ import contextlib
 import os
 import stat
 import sys
-from pathlib import Path
 
 CACHE_DIR_ENV = "DNNRESOLVE_CACHE_DIR"
 MAX_ENTRY = 64 << 20  # the biggest entry: a compiled matrix is a few MB
@@ -68,7 +67,7 @@ def _owned_privately(st: os.stat_result) -> str:
     return ""
 
 
-def directory(*parts: str, create: bool) -> Path | None:
+def directory(*parts: str, create: bool) -> str | None:
     """``<cache>/<parts...>``, checked (and made 0700 when ``create``), or None when it is absent or untrusted."""
     root = user_cache_path()
     if root is None:
@@ -92,7 +91,7 @@ def directory(*parts: str, create: bool) -> Path | None:
         if why:
             debug(f"cache {each} not used: {why}")
             return None
-    return Path(path)
+    return path
 
 
 def _make_private(path: str) -> None:
@@ -112,7 +111,7 @@ def _make_private(path: str) -> None:
                 raise
 
 
-def read_entry(path: Path, max_bytes: int = MAX_ENTRY) -> bytes | None:
+def read_entry(path: str | os.PathLike[str], max_bytes: int = MAX_ENTRY) -> bytes | None:
     """An entry's bytes, or None when it is absent, not a regular file of this user's that only they may write,
     bigger than ``max_bytes``, or unreadable. A symlink in its place is not followed."""
     from .readfile import open_regular, read_fd
@@ -138,7 +137,7 @@ def read_entry(path: Path, max_bytes: int = MAX_ENTRY) -> bytes | None:
     return data if len(data) <= max_bytes else None
 
 
-def write_entry(directory: Path, name: str, data: bytes) -> Path:
+def write_entry(directory: str | os.PathLike[str], name: str, data: bytes) -> str:
     """Write ``directory/name`` whole: a new private temporary file, renamed over the old entry. Raises OSError."""
     import tempfile
 
@@ -148,7 +147,7 @@ def write_entry(directory: Path, name: str, data: bytes) -> Path:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        target = directory / name
+        target = os.path.join(directory, name)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -157,7 +156,7 @@ def write_entry(directory: Path, name: str, data: bytes) -> Path:
     return target
 
 
-def remove(path: Path) -> None:
+def remove(path: str | os.PathLike[str]) -> None:
     """Unlink an entry (a symlink itself, never its target); absent or not removable is fine."""
     try:
         if not stat.S_ISDIR(os.lstat(path).st_mode):
@@ -166,7 +165,7 @@ def remove(path: Path) -> None:
         pass
 
 
-def prune(directory: Path, prefix: str, keep: int, protect: frozenset[str] = frozenset()) -> None:
+def prune(directory: str | os.PathLike[str], prefix: str, keep: int, protect: frozenset[str] = frozenset()) -> None:
     """Keep the ``keep`` newest entries whose name starts with ``prefix`` (and any in ``protect``); the rest go.
     Dangling symlinks, FIFOs and other strays under that prefix go too, whatever their age."""
     entries: list[tuple[float, str]] = []
@@ -182,9 +181,9 @@ def prune(directory: Path, prefix: str, keep: int, protect: frozenset[str] = fro
                 if stat.S_ISREG(st.st_mode):
                     entries.append((st.st_mtime, e.name))
                 elif not stat.S_ISDIR(st.st_mode):
-                    remove(directory / e.name)
+                    remove(e.path)
     except OSError:
         return
     entries.sort(reverse=True)
     for _, name in entries[keep:]:
-        remove(directory / name)
+        remove(os.path.join(directory, name))

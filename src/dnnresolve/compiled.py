@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import marshal
 import os
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from . import cachedir
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FORMAT = 3
 MAGIC = b"DNRC"
@@ -51,7 +53,7 @@ COMPILERS = (
     "explain/decoders.py",
     "explain/vocabulary.py",
 )
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = os.path.dirname(os.path.realpath(__file__))
 
 
 def _blake2b(data: bytes) -> Any:
@@ -77,7 +79,8 @@ def code_digest() -> str:
         h = _blake2b(f"{FORMAT}".encode())
         for name in COMPILERS:
             try:
-                h.update((_PACKAGE / name).read_bytes())
+                with open(os.path.join(_PACKAGE, name), "rb") as f:
+                    h.update(f.read())
             except OSError:
                 h.update(b"\0missing\0" + name.encode())
         _code_digest = str(h.hexdigest())
@@ -127,7 +130,7 @@ def dumps(value: Any) -> bytes:
     return marshal.dumps(value, MARSHAL_VERSION)
 
 
-def _open(path: Path, kind: str, key: str | None, private: bool) -> Compiled | None:
+def _open(path: str | os.PathLike[str], kind: str, key: str | None, private: bool) -> Compiled | None:
     """The compiled file at ``path`` if it is one of ``kind`` for ``key`` (any key when None); a user-cache file
     (``private``) must also be a regular file of this user's that only they may write, opened without following
     a symlink."""
@@ -197,7 +200,7 @@ def compile_shipped(data_dir: Path, out_dir: Path) -> list[Path]:
     return made
 
 
-def open_shipped(path: Path, kind: str) -> Compiled:
+def open_shipped(path: str | os.PathLike[str], kind: str) -> Compiled:
     """A compiled file the wheel ships (``*.compiled``): its content is the data itself. OSError if unusable."""
     found = _open(path, kind, None, private=False)
     if found is None:
@@ -210,14 +213,14 @@ def _entry_name(kind: str, key: str) -> str:
     return f"{kind}-{digest}.bin"
 
 
-def load(kind: str, source: Path, key: str) -> Compiled | None:
+def load(kind: str, source: str | os.PathLike[str], key: str) -> Compiled | None:
     """The compiled form of ``source`` whose bytes have ``key``, from the user cache."""
     if os.environ.get(NO_CACHE_ENV) == "1":
         return None
     directory = cachedir.directory("compiled", create=False)
     if directory is None:
         return None
-    return _open(directory / _entry_name(kind, key), kind, key, private=True)
+    return _open(os.path.join(directory, _entry_name(kind, key)), kind, key, private=True)
 
 
 KEEP = 16  # compiled entries kept in the user cache (each matrix edit or update is a new one)

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
-
 from .compat import CudnnRule
 from .model import FrameworkRelease, InstallRecipe
 from .pkgname import canonicalize_name
 from .records import record, replace
 from .versions import CudaVersion, CudnnVersion, VersionError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # packaging loads when a release is looked up
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
     from .matrix import Matrix
     from .schema import Row
 
@@ -91,6 +91,8 @@ def build(row: Row) -> CudaName:
 
 def asked_version(spec: SpecifierSet) -> Version | None:
     """The version a specifier pins: ``==9.1.0.70``, conda's ``==11.3.*`` (11.3), else None."""
+    from packaging.version import InvalidVersion, Version
+
     items = list(spec)
     if len(items) != 1 or items[0].operator not in ("==", "==="):
         return None
@@ -126,6 +128,8 @@ def releases(entry: CudaName, name: str, spec: SpecifierSet, matrix: Matrix) -> 
             if kept:
                 out.append(replace(r, cuda=kept, cuda_default=r.cuda_default if r.cuda_default in kept else None))
         return out
+    from packaging.specifiers import SpecifierSet
+
     version = asked_version(spec)
     cuda = cuda_of(entry, version)
     if version is None or cuda is None:

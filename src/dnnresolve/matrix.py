@@ -5,16 +5,17 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
 
 from .errors import MatrixError
 from .pkgname import canonicalize_name
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # packaging loads when a release is looked up, not with every command that loads the matrix
+    from pathlib import Path
+
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
     from .compat import DriverTable
     from .compiled import Compiled
     from .cuda_names import CudaName
@@ -27,23 +28,30 @@ MATRIX_ENV = "DNNRESOLVE_MATRIX"
 MATRIX_MAX_BYTES = 64 << 20  # the packaged matrix is under 1 MiB; a bigger file is a mistake, not data
 
 
-def packaged_matrix_path() -> Path:
+def packaged_matrix_file() -> str:
     """The matrix shipped in the wheel (compiled: ``data/compat_matrix.compiled``), or the source tree's TOML when
-    running from a checkout."""
-    here = Path(__file__).resolve().parent
-    shipped = here / "data" / "compat_matrix.compiled"
-    if shipped.is_file():
+    running from a checkout. (A path as text: ``pathlib`` costs a start-up 0.2x a bare interpreter's.)"""
+    here = os.path.dirname(os.path.realpath(__file__))
+    shipped = os.path.join(here, "data", "compat_matrix.compiled")
+    if os.path.isfile(shipped):
         return shipped
-    return here.parents[1] / "data" / "compat_matrix.toml"
+    return os.path.join(os.path.dirname(os.path.dirname(here)), "data", "compat_matrix.toml")
 
 
-def is_compiled(path: Path) -> bool:
-    return path.suffix == ".compiled"
+def packaged_matrix_path() -> Path:
+    """``packaged_matrix_file()`` as a Path."""
+    from pathlib import Path
+
+    return Path(packaged_matrix_file())
+
+
+def is_compiled(path: str | os.PathLike[str]) -> bool:
+    return os.fspath(path).endswith(".compiled")
 
 
 def packaged_identity() -> tuple[str, str]:
     """The packaged matrix's (content key, sha256): recorded in the wheel's compiled matrix, else hashed."""
-    p = packaged_matrix_path()
+    p = packaged_matrix_file()
     if is_compiled(p):
         from .compiled import open_shipped
 
@@ -58,9 +66,9 @@ def packaged_identity() -> tuple[str, str]:
     return key, hashlib.sha256(data).hexdigest()
 
 
-def default_matrix_path() -> Path:
+def default_matrix_path() -> str:
     env = os.environ.get(MATRIX_ENV)
-    return Path(env) if env else packaged_matrix_path()
+    return env if env else packaged_matrix_file()
 
 
 def gpu_key(name: str) -> str:
@@ -268,6 +276,8 @@ class Matrix:
 
     def find(self, package: str, spec: SpecifierSet | str = "", os_name: str | None = None) -> list[FrameworkRelease]:
         """Rows whose release satisfies ``spec`` or whose covered releases include the pinned version."""
+        from packaging.specifiers import SpecifierSet
+
         specifier = SpecifierSet(spec) if isinstance(spec, str) else spec
         pinned = _pinned_version(specifier)
         name = canonicalize_name(package)
@@ -291,6 +301,9 @@ class Matrix:
         self, name: str, specifier: SpecifierSet, pinned: Version | None, os_name: str | None
     ) -> list[FrameworkRelease]:
         """``find`` over cached rows: only the rows that match become model objects."""
+        from packaging.specifiers import SpecifierSet
+        from packaging.version import Version
+
         out = []
         for i, version_text, covers, oses in self._raw("framework_index", name):
             if os_name is not None and os_name not in oses:
@@ -514,6 +527,8 @@ def _same_series(a: CudaVersion, b: CudaVersion) -> bool:
 def _surely_outside(covers: str, pinned: Version) -> bool:
     """A quick no for a row's ``covers`` ("==1.0.*", "==2.1.0", ">=0.8.0,<0.11") that cannot contain ``pinned``,
     so that a lookup parses few specifier sets; False means "ask packaging", never "inside"."""
+    from packaging.version import InvalidVersion, Version
+
     for clause in covers.split(","):
         clause = clause.strip()
         op = clause[:2] if clause[:2] in ("==", ">=", "<=") else clause[:1]
@@ -540,6 +555,8 @@ def _surely_outside(covers: str, pinned: Version) -> bool:
 
 
 def _pinned_version(spec: SpecifierSet) -> Version | None:
+    from packaging.version import InvalidVersion, Version
+
     items = list(spec)
     if len(items) == 1 and items[0].operator in ("==", "===") and "*" not in items[0].version:
         try:
@@ -644,14 +661,14 @@ def _check_overlaps(matrix: Matrix) -> None:
 _CACHE: dict[str, Matrix] = {}
 
 
-def load_matrix(path: str | Path | None = None, data: bytes | None = None) -> Matrix:
+def load_matrix(path: str | os.PathLike[str] | None = None, data: bytes | None = None) -> Matrix:
     """Load (once per process) and validate the matrix at ``path``, by default the packaged one: from its
     compiled form when there is one for these bytes (see ``compiled``), else parsed, validated and compiled.
     ``data``: the file's bytes, when the caller has read them already."""
     from . import compiled
 
-    p = Path(path) if path is not None else default_matrix_path()
-    key = str(p)
+    p = os.fspath(path) if path is not None else default_matrix_path()
+    key = os.path.normpath(p)  # (the same file however its path is spelled, as Path compared them)
     if key in _CACHE:
         return _CACHE[key]
     if is_compiled(p) and data is None:  # what the wheel ships: the validated rows themselves
@@ -683,7 +700,7 @@ def compile_matrix(data: bytes, path: str) -> tuple[dict[str, bytes], dict[str, 
     return blobs, meta
 
 
-def keyed_bytes(p: Path, data: bytes | None = None) -> tuple[bytes, str]:
+def keyed_bytes(p: str | os.PathLike[str], data: bytes | None = None) -> tuple[bytes, str]:
     """A matrix file's bytes (``data`` when already read) and their content key (``compiled.source_key``)."""
     from .compiled import source_key
 
@@ -691,7 +708,7 @@ def keyed_bytes(p: Path, data: bytes | None = None) -> tuple[bytes, str]:
     return data, source_key(data)
 
 
-def read_matrix_bytes(p: Path) -> bytes:
+def read_matrix_bytes(p: str | os.PathLike[str]) -> bytes:
     """A matrix file's bytes: a regular file (a FIFO is refused, not waited on), at most ``MATRIX_MAX_BYTES``."""
     from .readfile import read_regular
 

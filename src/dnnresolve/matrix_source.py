@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import __version__, cachedir
 from .errors import MatrixError, UserError
-from .matrix import MATRIX_ENV, MATRIX_MAX_BYTES, keyed_bytes, packaged_identity, packaged_matrix_path
+from .matrix import MATRIX_ENV, MATRIX_MAX_BYTES, keyed_bytes, packaged_identity, packaged_matrix_file
 from .records import record
 
 if TYPE_CHECKING:
@@ -31,7 +30,7 @@ META_NAME = "matrix.json"
 META_MAX_BYTES = 1 << 20
 
 
-def cache_dir(create: bool = False) -> Path | None:
+def cache_dir(create: bool = False) -> str | None:
     """The user cache directory, checked (see ``cachedir``); None when there is no usable one."""
     return cachedir.directory(create=create)
 
@@ -42,13 +41,14 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def sha256_file(path: Path) -> str:
-    return sha256_bytes(path.read_bytes())
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    with open(path, "rb") as f:
+        return sha256_bytes(f.read())
 
 
 @record(frozen=True)
 class CachedMatrix:
-    path: Path
+    path: str
     url: str
     sha256: str
     fetched_at: datetime
@@ -67,7 +67,7 @@ class CachedMatrix:
 class MatrixSource:
     """The matrix a command reads, and how to describe it to the user."""
 
-    path: Path
+    path: str
     origin: str  # "packaged" | "cache" | "file"
     description: str
     age_days: float | None = None  # days since the cached copy was fetched; None for other origins
@@ -85,12 +85,12 @@ class MatrixSource:
         }
 
 
-def read_cache(directory: Path | None = None) -> tuple[CachedMatrix | None, str]:
+def read_cache(directory: str | os.PathLike[str] | None = None) -> tuple[CachedMatrix | None, str]:
     """The cached matrix if there is a usable one, else (None, why not; "" when there is no cache)."""
-    directory = directory if directory is not None else cache_dir()
+    directory = os.fspath(directory) if directory is not None else cache_dir()
     if directory is None:
         return None, ""
-    meta_path = directory / META_NAME
+    meta_path = os.path.join(directory, META_NAME)
     if not os.path.lexists(meta_path):
         return None, ""
     raw = cachedir.read_entry(meta_path, META_MAX_BYTES)
@@ -99,7 +99,7 @@ def read_cache(directory: Path | None = None) -> tuple[CachedMatrix | None, str]
     try:
         meta = json.loads(raw.decode("utf-8"))
         entry = CachedMatrix(
-            path=directory / Path(str(meta["file"])).name,
+            path=os.path.join(directory, os.path.basename(str(meta["file"]))),
             url=str(meta["url"]),
             sha256=str(meta["sha256"]).lower(),
             fetched_at=_parse_time(str(meta["fetched_at"])),
@@ -124,21 +124,25 @@ def read_cache(directory: Path | None = None) -> tuple[CachedMatrix | None, str]
 
 
 def write_cache(
-    data: bytes, url: str, fetched_at: datetime, packaged_sha256: str, directory: Path | None = None
+    data: bytes,
+    url: str,
+    fetched_at: datetime,
+    packaged_sha256: str,
+    directory: str | os.PathLike[str] | None = None,
 ) -> CachedMatrix:
     """Store an already verified matrix and its compiled form. Each file is written whole under a temporary
     name and renamed into place; the metadata last."""
     from . import compiled
     from .matrix import compile_matrix
 
-    directory = directory if directory is not None else cache_dir(create=True)
+    directory = os.fspath(directory) if directory is not None else cache_dir(create=True)
     if directory is None:
         raise UserError("cannot write the matrix cache: no private cache directory (run with --debug for why)")
     sha = sha256_bytes(data)
     name = f"matrix-{sha[:16]}.toml"
     key = compiled.source_key(data)
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
         target = cachedir.write_entry(directory, name, data)
         compiled.store("matrix", key, *compile_matrix(data, str(target)))
         meta = {
@@ -155,15 +159,15 @@ def write_cache(
     except OSError as exc:
         raise UserError(f"cannot write the matrix cache: {exc}", str(directory)) from exc
     _remove_stale(directory, keep=name)
-    return CachedMatrix(directory / name, url, sha, fetched_at, packaged_sha256, key)
+    return CachedMatrix(os.path.join(directory, name), url, sha, fetched_at, packaged_sha256, key)
 
 
-def clear_cache(directory: Path | None = None) -> bool:
+def clear_cache(directory: str | os.PathLike[str] | None = None) -> bool:
     """Remove a cached update (metadata first, so a crash halfway leaves no cache in use). True if one existed."""
-    directory = directory if directory is not None else cache_dir()
+    directory = os.fspath(directory) if directory is not None else cache_dir()
     if directory is None:
         return False
-    meta = directory / META_NAME
+    meta = os.path.join(directory, META_NAME)
     existed = os.path.lexists(meta)
     cachedir.remove(meta)
     _remove_stale(directory, keep=None)
@@ -173,11 +177,11 @@ def clear_cache(directory: Path | None = None) -> bool:
 def resolve_source(offline: bool, explicit: str | None, now: datetime | None = None) -> MatrixSource:
     """The matrix to use, per the rule in this module's docstring."""
     if explicit:
-        return MatrixSource(Path(explicit), "file", f"file {explicit} (--matrix)")
+        return MatrixSource(explicit, "file", f"file {explicit} (--matrix)")
     env = os.environ.get(MATRIX_ENV)
     if env:
-        return MatrixSource(Path(env), "file", f"file {env} (${MATRIX_ENV})")
-    packaged = packaged_matrix_path()
+        return MatrixSource(env, "file", f"file {env} (${MATRIX_ENV})")
+    packaged = packaged_matrix_file()
     packaged_desc = f"packaged with dnnresolve {__version__}"
     if offline:
         return MatrixSource(packaged, "packaged", packaged_desc + " (--offline)")
@@ -201,7 +205,7 @@ def resolve_source(offline: bool, explicit: str | None, now: datetime | None = N
     return MatrixSource(packaged, "packaged", packaged_desc, note=problem)
 
 
-def choose_matrix(offline: bool, explicit: str | None) -> tuple[Path, str]:
+def choose_matrix(offline: bool, explicit: str | None) -> tuple[str, str]:
     """(path, description) of the newest valid matrix: see ``resolve_source``."""
     source = resolve_source(offline, explicit)
     return source.path, source.description
@@ -227,5 +231,5 @@ def _utc() -> Any:
     return timezone.utc
 
 
-def _remove_stale(directory: Path, keep: str | None) -> None:
+def _remove_stale(directory: str, keep: str | None) -> None:
     cachedir.prune(directory, "matrix-", 0, protect=frozenset({keep} if keep else ()))

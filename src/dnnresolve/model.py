@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
-
-from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING, Any
 
 from .compat import CudnnRule
 from .pkgname import canonicalize_name
 from .records import field, record, replace
 from .specs import InvalidRequirement, exact_version, parse_requirement
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
+
+if TYPE_CHECKING:  # packaging loads where a release is compared, not with every command that imports the model
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
 
 # ---------------------------------------------------------------- matrix rows
 
@@ -113,6 +114,9 @@ class FrameworkRelease:
         row becomes ``==2.19.0`` for 2.19.0). A step keeps its build: the local tag (``jaxlib==0.1.65+cuda110`` ->
         ``0.1.61+cuda110``) and Paddle's build post (``2.4.2.post116`` -> ``2.4.1.post116``). Companions tied to the
         row's release (``torchvision==0.16.0``) are left for pip to match."""
+        from packaging.specifiers import SpecifierSet
+        from packaging.version import InvalidVersion, Version
+
         if not self.matches(version) and not self.matches(Version(version.base_version)):
             return self
         names = {canonicalize_name(n) for n in self.names}
@@ -165,6 +169,8 @@ class FrameworkRelease:
     def _posts_name_builds(self) -> bool:
         """Whether the row's pip steps pin post releases to name CUDA builds (Paddle's ``2.4.2.post116`` beside
         ``2.4.2`` for CUDA 10.2), not a re-upload of the same build (mxnet-cu90's ``1.5.1.post0``)."""
+        from packaging.version import InvalidVersion, Version
+
         plain: set[str] = set()
         posts: set[str] = set()
         for rec in self.install:

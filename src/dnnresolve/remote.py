@@ -32,7 +32,7 @@ class UpdateResult:
     status: str  # "updated" | "current" (packaged is the newest) | "unchanged" (the cache already holds it)
     url: str  # redacted
     sha256: str
-    path: Path | None  # the cached file, when there is one
+    path: str | None  # the cached file, when there is one
     fetched_at: datetime
     rows: dict[str, int] = field(default_factory=dict)
     removed_cache: bool = False

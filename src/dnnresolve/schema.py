@@ -10,9 +10,6 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
-
 from .compat import CudnnRule
 from .cuda_names import build as _cuda_name
 from .errors import MatrixError
@@ -144,7 +141,7 @@ class Row:
             return None
         try:
             return parse(text)
-        except (VersionError, InvalidVersion, InvalidSpecifier) as exc:
+        except ValueError as exc:  # VersionError, packaging's InvalidVersion and InvalidSpecifier
             self.fail(key, str(exc))
         raise AssertionError  # unreachable: fail raises
 
@@ -153,7 +150,7 @@ class Row:
         for text in self.texts(key, required):
             try:
                 out.append(parse(text))
-            except (VersionError, InvalidVersion) as exc:
+            except ValueError as exc:  # VersionError, packaging's InvalidVersion
                 self.fail(key, str(exc))
         return tuple(out)
 
@@ -272,6 +269,9 @@ def _framework(row: Row) -> FrameworkRelease:
             "note",
         }
     )
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
     package = canonicalize_name(row.text("package", required=True))
     version = row.parsed("version", Version, required=True)
     assert version is not None
@@ -325,6 +325,8 @@ def _framework(row: Row) -> FrameworkRelease:
 
 
 def _wheel_pins(row: Row) -> WheelPins:
+    from packaging.version import Version
+
     row.check_keys({"package", "version", "extra", "platform", "python", "requires", "source", "sources", "note"})
     version = row.parsed("version", Version, required=True)
     assert version is not None

@@ -11,12 +11,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
 from .records import field, record
 
 if TYPE_CHECKING:
     from packaging.markers import Marker
+    from packaging.specifiers import SpecifierSet
 
 __all__ = ["MAX_VERSION_DIGITS", "InvalidRequirement", "Requirement", "parse_requirement"]
 
@@ -33,7 +32,7 @@ class Requirement:
 
     name: str
     extras: frozenset[str] = frozenset()
-    specifier: SpecifierSet = field(default_factory=SpecifierSet)
+    specifier: SpecifierSet = field(default_factory=lambda: _specifier_set(""))
     url: str | None = None
     marker: Marker | None = None
 
@@ -80,6 +79,14 @@ _SIMPLE_TEXT = (
 _simple: re.Pattern[str] | None = None
 
 
+def _specifier_set(text: str) -> SpecifierSet:
+    # packaging's specifier and version classes cost a first question 0.4x a bare interpreter start: imported
+    # when a requirement is read, not by every command that imports this module (explain of a message)
+    from packaging.specifiers import SpecifierSet
+
+    return SpecifierSet(text)
+
+
 def exact_version(spec: SpecifierSet) -> str | None:
     """The one release ``==X`` names (no wildcard), as written; else None."""
     clauses = list(spec)
@@ -97,8 +104,10 @@ def _parse(text: str) -> Requirement:
         req = _parse_with_packaging(text)
     else:
         name, extras, specs = m.groups()
+        from packaging.specifiers import InvalidSpecifier
+
         try:
-            specifier = SpecifierSet(specs or "")
+            specifier = _specifier_set(specs or "")
         except InvalidSpecifier as exc:
             raise InvalidRequirement(str(exc)) from None
         found = frozenset(e.strip() for e in extras.split(",")) if extras else frozenset()

@@ -64,3 +64,29 @@ def test_flags_that_name_a_component_skip_its_probes(run_cli, tmp_path) -> None:
     assert not ran.exists(), ran.read_text()
     r = run_cli("plan", "tensorflow-gpu==1.0", "--json", env=env)  # without the flags both are asked
     assert ran.exists() and {"nvcc", "nvidia-smi"} <= set(ran.read_text().split())
+
+
+def test_a_runtime_given_flags_is_a_copy_that_shares_nothing_mutable_with_its_base() -> None:
+    # the copy is made field by field (deepcopy cost every start-up its import and a millisecond, #26): it must stay
+    # equal to deepcopy's, whatever fields Runtime gains
+    import copy
+
+    from dnnresolve.detect.overrides import copy_runtime
+
+    base = detect_runtime(str(MACHINES / "k20m"), K20M_ENV, timeout=2)
+    base.notes.append("a note")
+    base.modules = [*base.modules]
+    assert base.gpus and base.cudnn and base.sources  # a machine with something in each container
+    rt = copy_runtime(base)
+    assert rt == copy.deepcopy(base)
+    for name, value in vars(base).items():
+        if isinstance(value, (list, dict, set)):
+            assert getattr(rt, name) is not value, name
+            # what the containers hold is immutable (frozen records, versions, strings): hashable
+            for item in value.values() if isinstance(value, dict) else value:
+                hash(item)
+        else:
+            hash(value)
+    flagged = runtime_from_flags(base, cudnn="5103", gpu="sm_70")
+    assert flagged.sources["cudnn"] == "given (--cudnn)" and "given" not in base.sources.get("cudnn", "")
+    assert [str(g.compute_capability) for g in base.gpus] == ["3.5"]

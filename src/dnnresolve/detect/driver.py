@@ -23,8 +23,8 @@ PROC_VERSION = "/proc/driver/nvidia/version"
 WSL_LIB = "/usr/lib/wsl/lib"
 TEGRA_RELEASE = "/etc/nv_tegra_release"
 
-_PROC_RE = re.compile(r"NVRM version:.*?\s(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)\s")
-_TEGRA_RE = re.compile(r"#\s*R(\d+)\s*\(release\),\s*REVISION:\s*([\d.]+)")
+_PROC_RE = r"NVRM version:.*?\s(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)\s"  # (compiled on first use, by re's cache)
+_TEGRA_RE = r"#\s*R(\d+)\s*\(release\),\s*REVISION:\s*([\d.]+)"
 
 
 @record
@@ -47,7 +47,7 @@ def probe_system(ctx: ProbeContext) -> DriverReport:
     if report.driver is None:
         text = ctx.read_text(PROC_VERSION)
         if text is not None:
-            m = _PROC_RE.search(text + " ")
+            m = re.search(_PROC_RE, text + " ")
             if m:
                 _set_driver(ctx, report, m.group(1), PROC_VERSION)
             else:
@@ -59,7 +59,7 @@ def probe_system(ctx: ProbeContext) -> DriverReport:
     tegra = ctx.read_text(TEGRA_RELEASE)
     if tegra is not None:
         report.system, report.system_from = "jetson", TEGRA_RELEASE
-        m = _TEGRA_RE.search(tegra)
+        m = re.search(_TEGRA_RE, tegra)
         if m:
             report.l4t = f"{m.group(1)}.{m.group(2)}"
             ctx.note(f"Jetson: L4T {report.l4t} (JetPack fixes the CUDA and cuDNN this board can use)")

@@ -21,7 +21,7 @@ from .context import ProbeContext, ProgramResult
 
 LD_CACHE = "/etc/ld.so.cache"
 DEFAULT_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
-_CACHE_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$")
+_CACHE_LINE = r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$"  # `ldconfig -p`: read only without the cache file
 
 
 @record
@@ -77,7 +77,8 @@ def read_ld_cache(ctx: ProbeContext) -> LdCache:
 
 def parse_ldconfig(text: str, source: str = "") -> LdCache:
     """``ldconfig -p`` lines: ``\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8``."""
-    found = (m.groups() for m in map(_CACHE_LINE.match, text.splitlines()) if m)
+    line = re.compile(_CACHE_LINE)
+    found = (m.groups() for m in map(line.match, text.splitlines()) if m)
     return _ordered(((soname, path, "64" in flags) for soname, flags, path in found), source)
 
 

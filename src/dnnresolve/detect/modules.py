@@ -18,8 +18,8 @@ from ..records import field, record
 from .context import ProbeContext
 
 _SKIP_FILES = (".version", ".modulerc", ".modulerc.lua")
-_MARKERS = re.compile(r"\s*(\([A-Za-z:,]+\)|<[A-Za-z:,]+>)\s*$")
-_PATH_LITERAL = re.compile(r"""(?<![\w$])(/[A-Za-z0-9_.+\-/]+)""")
+_MARKERS = r"\s*(\([A-Za-z:,]+\)|<[A-Za-z:,]+>)\s*$"  # (compiled on first use, by re's cache)
+_PATH_LITERAL = r"""(?<![\w$])(/[A-Za-z0-9_.+\-/]+)"""
 
 
 @record
@@ -37,7 +37,7 @@ class ModulesReport:
 def split_module(text: str) -> tuple[str, str]:
     """``cudnn/5.1-cuda8.0`` -> ("cudnn", "5.1-cuda8.0"); ``cuda`` -> ("cuda", "");
     ``apps/cudnn/5.1`` (a nested name) -> ("apps/cudnn", "5.1")."""
-    s = _MARKERS.sub("", text.strip())
+    s = re.sub(_MARKERS, "", text.strip())
     if s.endswith((".lua", ".tcl")):
         s = s.rsplit(".", 1)[0]
     name, sep, version = s.rpartition("/")
@@ -108,9 +108,9 @@ def parse_avail(text: str) -> list[str]:
         line = raw.strip()
         if not line or line.endswith(":") or line.endswith("/"):
             continue
-        if " " in _MARKERS.sub("", line):  # a message, not a module
+        if " " in re.sub(_MARKERS, "", line):  # a message, not a module
             continue
-        full = _MARKERS.sub("", line)
+        full = re.sub(_MARKERS, "", line)
         if full not in out:
             out.append(full)
     return out
@@ -140,7 +140,7 @@ def _walk_modulepath(ctx: ProbeContext) -> list[tuple[str, str]]:
 def _mentioned_dirs(ctx: ProbeContext, modulefile: str) -> list[str]:
     text = ctx.read_text(modulefile) or ""
     dirs: list[str] = []
-    for m in _PATH_LITERAL.finditer(text):
+    for m in re.finditer(_PATH_LITERAL, text):
         path = m.group(1).rstrip("/")
         if path.count("/") >= 2 and ctx.is_dir(path) and path not in dirs:
             dirs.append(path)

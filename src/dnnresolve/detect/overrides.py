@@ -5,12 +5,12 @@ DNNRESOLVE_PYTHON override what detection found. A bad value is a UserError nami
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ..model import MATRIX_GPU_TABLE, CudaInstall, CudnnInstall, Gpu, Runtime
+from ..records import replace
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion, VersionError
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def apply_env_overrides(base: Runtime, env: Mapping[str, str], matrix: Matrix | 
 
 
 def _apply(base: Runtime, given: Mapping[str, str | None], labels: Mapping[str, str], matrix: Matrix | None) -> Runtime:
-    rt = copy.deepcopy(base)
+    rt = copy_runtime(base)
     for key in ("os", "driver", "cuda", "cudnn", "gpu", "python"):  # os first: the driver table depends on it
         raw = given.get(key)
         if raw is None:
@@ -60,6 +60,13 @@ def _apply(base: Runtime, given: Mapping[str, str | None], labels: Mapping[str, 
         except VersionError as exc:
             raise UserError(f"{label} {value!r}: {exc}") from None
     return rt
+
+
+def copy_runtime(base: Runtime) -> Runtime:
+    """A copy of ``base`` that shares no list or dict with it. What they hold (GPUs, installs, versions, strings) is
+    immutable, so this is ``copy.deepcopy``'s answer without its cost (a millisecond and the import of ``copy``
+    and ``weakref`` at every start-up)."""
+    return replace(base, **{k: type(v)(v) for k, v in vars(base).items() if isinstance(v, (list, dict))})
 
 
 def _set_driver(rt: Runtime, value: str, label: str, matrix: Matrix | None) -> None:

@@ -133,8 +133,8 @@ class SmiTable:
     gpus: list[SmiGpu] = field(default_factory=list)
 
 
-_GPU_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|")
-_MEMORY = re.compile(r"(?<!\d)(\d{1,9})MiB\s*/\s*(\d{1,9})MiB")
+_GPU_ROW = r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s+\|"  # (compiled on first use, by re's cache)
+_MEMORY = r"(?<!\d)(\d{1,9})MiB\s*/\s*(\d{1,9})MiB"
 
 
 def parse_table(text: str) -> SmiTable:
@@ -150,13 +150,13 @@ def parse_table(text: str) -> SmiTable:
     for line in text.splitlines():
         if "Processes:" in line:
             break
-        row = _GPU_ROW.match(line)
+        row = re.match(_GPU_ROW, line)
         if row:
             if pending is not None:
                 table.gpus.append(SmiGpu(pending, driver=table.driver))
             pending = row.group(2).strip()
             continue
-        mem = _MEMORY.search(line)
+        mem = re.search(_MEMORY, line)
         if mem and pending is not None:
             table.gpus.append(SmiGpu(pending, memory_mib=int(mem.group(2)), driver=table.driver))
             pending = None

@@ -1,4 +1,5 @@
-"""The error catalog (data/error_catalog.toml): loaded once, validated, its regexes compiled.
+"""The error catalog (data/error_catalog.toml): loaded once, validated, its regexes compiled (the packaged
+catalog's on first use).
 
 Errors in the file name the file, the line of the row's header and the field, like the matrix loader.
 """
@@ -6,15 +7,19 @@ Errors in the file name the file, the line of the row's header and the field, li
 from __future__ import annotations
 
 import contextlib
+import os
 import re
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
 from functools import cached_property
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..compat import CudnnRule
 from ..records import field, record
 from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["CATALOG_MAX_BYTES", "KINDS", "Catalog", "CatalogEntry", "CatalogError", "load_catalog", "parse_catalog"]
 
@@ -67,10 +72,17 @@ class Marker:
 
 @record(frozen=True)
 class LibraryRule:
-    pattern: re.Pattern[str]
+    pattern_text: str  # compiled on first use (``pattern``), like an entry's
     component: str
     what: str
     note: str = ""
+    where: str = ""  # its row, for the error of a bad regex
+    line: int = 0
+    path: str = ""
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return _regex(self.pattern_text, self.where, self.path, self.line or None, re.compile)
 
 
 @record
@@ -84,8 +96,7 @@ class Catalog:
     anchors: tuple[str, ...] = field(init=False)  # the prefilter: lower case, none holding another
 
     def __post_init__(self) -> None:
-        every = {a for e in self.entries for a in e.anchors}
-        self.anchors = tuple(sorted(a for a in every if not any(b != a and b in a for b in every)))
+        self.anchors = _minimal(a for e in self.entries for a in e.anchors)
 
     def entry(self, entry_id: str) -> CatalogEntry:
         for e in self.entries:
@@ -109,6 +120,28 @@ class Catalog:
             if m:
                 return rule, {k: v for k, v in m.groupdict().items() if v is not None}
         return None
+
+
+def _minimal(anchors: Iterable[str]) -> tuple[str, ...]:
+    """The anchors none of the others is part of, sorted: a line holding a longer one holds the shorter."""
+    every = sorted(set(anchors))
+    # each anchor found in all of them joined (one str.find pass each, not a test of every pair: a start-up's
+    # catalog has a hundred anchors); an anchor holds another found within its own span
+    joined = "\n".join(every)
+    starts = []
+    at = 0
+    for a in every:
+        starts.append(at)
+        at += len(a) + 1
+    holds = set()
+    for b in every:
+        at = joined.find(b)
+        while at != -1:
+            i = bisect_right(starts, at) - 1
+            if every[i] != b and at + len(b) <= starts[i] + len(every[i]):
+                holds.add(i)
+            at = joined.find(b, at + 1)
+    return tuple(a for i, a in enumerate(every) if i not in holds)
 
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
@@ -138,33 +171,41 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.IGNORECASE)
 
 
-def packaged_catalog_path() -> Path:
+def packaged_catalog_file() -> str:
     """The catalog shipped in the wheel (compiled: ``data/error_catalog.compiled``), or the source tree's TOML when
-    running from a checkout."""
-    here = Path(__file__).resolve().parent.parent
-    shipped = here / "data" / "error_catalog.compiled"
-    if shipped.is_file():
+    running from a checkout. (A path as text: ``pathlib`` costs a start-up 0.2x a bare interpreter's.)"""
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    shipped = os.path.join(here, "data", "error_catalog.compiled")
+    if os.path.isfile(shipped):
         return shipped
-    return here.parents[1] / "data" / "error_catalog.toml"
+    return os.path.join(os.path.dirname(os.path.dirname(here)), "data", "error_catalog.toml")
+
+
+def packaged_catalog_path() -> Path:
+    """``packaged_catalog_file()`` as a Path."""
+    from pathlib import Path
+
+    return Path(packaged_catalog_file())
 
 
 _CACHE: dict[str, Catalog] = {}
 
 
-def load_catalog(path: str | Path | None = None) -> Catalog:
-    p = Path(path) if path is not None else packaged_catalog_path()
-    key = str(p)
+def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
+    p = os.fspath(path) if path is not None else packaged_catalog_file()
+    key = os.path.normpath(p)  # (the same file however its path is spelled, as Path compared them)
     if key not in _CACHE:
-        _CACHE[key] = _load_packaged(p) if p == packaged_catalog_path() else parse_catalog(_read(p), str(p))
+        packaged = key == os.path.normpath(packaged_catalog_file())
+        _CACHE[key] = _load_packaged(p) if packaged else parse_catalog(_read(p), p)
     return _CACHE[key]
 
 
-def _load_packaged(p: Path) -> Catalog:
+def _load_packaged(p: str) -> Catalog:
     """The packaged catalog: from its compiled form when there is one for these bytes (see ``compiled``), else
     read, parsed and compiled. Its regexes compile on first use (the test suite compiles every one)."""
     from .. import compiled
 
-    if p.suffix == compiled.SUFFIX:  # what the wheel ships: the validated document itself
+    if p.endswith(compiled.SUFFIX):  # what the wheel ships: the validated document itself
         try:
             doc = compiled.open_shipped(p, "catalog").load("doc")
         except (OSError, ValueError, EOFError, TypeError) as exc:
@@ -237,14 +278,18 @@ def catalog_from_document(
     libraries = []
     for i, row in enumerate(_rows(doc, "library", path)):
         where, line = f"[[library]] row {i + 1}", _nth(headers.get("library", []), i)
-        libraries.append(
-            LibraryRule(
-                _regex(_str(row, "pattern", where, path, line), where, path, line, compile_=re.compile),
-                _str(row, "component", where, path, line),
-                _str(row, "what", where, path, line),
-                str(row.get("note", "")),
-            )
+        rule = LibraryRule(
+            _str(row, "pattern", where, path, line),
+            _str(row, "component", where, path, line),
+            _str(row, "what", where, path, line),
+            str(row.get("note", "")),
+            where,
+            line or 0,
+            path,
         )
+        if compile_now:
+            _ = rule.pattern  # a bad regex is reported here
+        libraries.append(rule)
     return Catalog(path, entries, markers, libraries, dict(names), dict(packages))
 
 

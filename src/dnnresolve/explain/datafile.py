@@ -4,8 +4,8 @@ and this loads neither, so there is no cycle among them."""
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 from typing import Any
 
 from ..errors import MatrixError
@@ -30,7 +30,7 @@ class CatalogError(MatrixError):
 CATALOG_MAX_BYTES = 16 << 20
 
 
-def _read_bytes(p: Path) -> bytes:
+def _read_bytes(p: str | os.PathLike[str]) -> bytes:
     from ..readfile import read_regular
 
     try:
@@ -42,7 +42,7 @@ def _read_bytes(p: Path) -> bytes:
     return data
 
 
-def _read(p: Path) -> str:
+def _read(p: str | os.PathLike[str]) -> str:
     try:
         return _read_bytes(p).decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -13,10 +13,10 @@ import re
 __all__ = ["flagged", "join_broken_name", "normalise"]
 
 # %XX of a printable ASCII character or a line break: "100%|" or "50% done" are no escapes
-_PERCENT = re.compile(r"%(?:[2-7][0-9A-Fa-f]|0[AaDd9])")
+_PERCENT = r"%(?:[2-7][0-9A-Fa-f]|0[AaDd9])"
 # One escape of a JSON string or a Python repr: \\ \" \' \n \r \t \/
-_ESCAPE = re.compile(r"\\([\\\"'nrt/])")
-_ESCAPED_TEXT = re.compile(r"\\[\\\"']")  # what says a line is escaped text, not a raw Windows path
+_ESCAPE = r"\\([\\\"'nrt/])"
+_ESCAPED_TEXT = r"\\[\\\"']"  # what says a line is escaped text, not a raw Windows path
 _UNESCAPE = {"\\": "\\", '"': '"', "'": "'", "/": "/", "n": "\n", "r": "\n", "t": " "}
 _PASSES = 4  # text escaped again each time it was embedded (a docker error quoting a hook's stderr)
 
@@ -31,28 +31,28 @@ def normalise(line: str) -> str:
     an escaped line break becomes a real one (a caller's whitespace folding makes it a space). A raw Windows
     path (single backslashes, ``C:\\new\\lib``) is left alone: only a line that also holds an escaped backslash
     or quote is unescaped, once per level of escaping."""
-    if "%" in line and _PERCENT.search(line):
-        line = _PERCENT.sub(lambda m: chr(int(m.group(0)[1:], 16)), line)
+    if "%" in line and re.search(_PERCENT, line):
+        line = re.sub(_PERCENT, lambda m: chr(int(m.group(0)[1:], 16)), line)
     for _ in range(_PASSES):
-        if "\\" not in line or not _ESCAPED_TEXT.search(line):
+        if "\\" not in line or not re.search(_ESCAPED_TEXT, line):
             break
-        line = _ESCAPE.sub(lambda m: _UNESCAPE[m.group(1)], line)
+        line = re.sub(_ESCAPE, lambda m: _UNESCAPE[m.group(1)], line)
     return line
 
 
 # A path or library name cut at the line's end ("...\torch\lib\cudnn_cnn_in"), and the rest of the name that
 # opens the next line ("fer64_8.dll", "nfer.so.8"): the name is whole again only when both hold.
-_CUT_TAIL = re.compile(r"(?:[\\/][\w.+-]*|\b(?:lib)?(?:cu|nv)\w*)$", re.IGNORECASE)
-_WHOLE_NAME = re.compile(r"\.(?:dll|so)(?:\.\d+)*$", re.IGNORECASE)
-_NAME_REST = re.compile(r"^[\w+-]*(?:\.\d+)*\.(?:dll|so)(?:\.\d+)*\b", re.IGNORECASE)
+_CUT_TAIL = r"(?i)(?:[\\/][\w.+-]*|\b(?:lib)?(?:cu|nv)\w*)$"
+_WHOLE_NAME = r"(?i)\.(?:dll|so)(?:\.\d+)*$"
+_NAME_REST = r"(?i)^[\w+-]*(?:\.\d+)*\.(?:dll|so)(?:\.\d+)*\b"
 
 
 def join_broken_name(line: str, following: str) -> tuple[str, str]:
     """``line`` and ``following`` with a library name broken between them joined on ``line``; as they are
     when no name is broken there."""
-    if not line or line[-1].isspace() or not _CUT_TAIL.search(line) or _WHOLE_NAME.search(line):
+    if not line or line[-1].isspace() or not re.search(_CUT_TAIL, line) or re.search(_WHOLE_NAME, line):
         return line, following
-    m = _NAME_REST.match(following)
+    m = re.match(_NAME_REST, following)
     if m is None:
         return line, following
     return line + m.group(0), following[m.end() :].lstrip()

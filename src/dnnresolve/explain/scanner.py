@@ -25,7 +25,7 @@ _SPACE = re.compile(r"\s+")
 # What loggers put before each line of a wrapped message: pytest's "E   ", glog's "E0312 10:00:00.123 42 a.cc:7] ",
 # a timestamp with a TensorFlow-style "W tensorflow/...cc:64] ". Only continuation lines lose it.
 # Also a quoted reply's "> ", Python logging's "WARNING:root:", TensorRT's "[06/08/2022-15:28:47] [TRT] [E] ".
-_CONTINUATION_PREFIX = re.compile(
+_CONTINUATION_PREFIX = (  # (compiled on first use, by re's cache: most runs wrap no message)
     r"^(?:> ?)*(?:E(?= )|[IWEF]\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\]"
     r"|\d{4}-\d\d-\d\d[ T][\d:.,]+:?(?: [IWEF] [\w./\\-]+:\d+\])?"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:"
@@ -183,7 +183,7 @@ class _Scanner:
         window, cut = [first], [0]  # cut: characters of logger prefix removed from each continuation line
         for raw in buf[i + 1 : i + 1 + LOOKAHEAD]:
             line = _norm(raw)
-            rest = _CONTINUATION_PREFIX.sub("", line)
+            rest = re.sub(_CONTINUATION_PREFIX, "", line)
             window[-1], rest = join_broken_name(window[-1], rest)
             window.append(rest)
             cut.append(len(line) - len(rest))
