@@ -313,6 +313,9 @@ def _sm(text: str) -> str:
 
 def compute_capability(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     g = m.groupdict()
+    if not g.get("cc"):  # an architecture the message names but no number reads ("Unknown CUDA arch (Ada)")
+        arch = (g.get("arch") or "").strip()
+        return Decoded(rows=[("architecture", arch)] if arch else [], facts={"arch": arch} if arch else {})
     cc = ComputeCapability.parse(_sm(g["cc"]))
     gpu = (g.get("gpu") or "").strip()
     gpu = re.split(r":\s", gpu)[-1].strip() if gpu else ""
@@ -352,10 +355,15 @@ def cuda_cudnn_majors(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, f
 
 
 def cuda_required(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
-    """The CUDA a program or image requires (nvidia-container-cli's ``cuda>=12.8``)."""
+    """The CUDA a program or image requires (nvidia-container-cli's ``cuda>=12.8``), and the CUDA the host's driver
+    supports where the message adds it (nvidia-container-toolkit's ``cuda>=12.8 (cuda=12.4)``)."""
     cuda = CudaVersion.parse(m.group("cuda"))
     rows = [("needs", f"a driver that supports CUDA {cuda} or newer")]
-    return Decoded({}, {"cuda": str(cuda)}, rows, {"cuda": str(cuda), "want_cuda": str(cuda)})
+    found: dict[str, str] = {}
+    if m.groupdict().get("found"):
+        found["cuda"] = str(CudaVersion.parse(m.group("found")))
+        rows.append(("driver supports", f"CUDA {found['cuda']}"))
+    return Decoded(found, {"cuda": str(cuda)}, rows, {"cuda": str(cuda), "want_cuda": str(cuda)})
 
 
 def versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
@@ -381,7 +389,9 @@ _SYMBOL_OWNER = (  # a symbol's own name, when no library version names its owne
     (re.compile(r"cudnn", re.IGNORECASE), "cudnn", "cuDNN"),
     (re.compile(r"^(?:_Z\w*?)?cublas", re.IGNORECASE), "cuda", "cuBLAS"),
     (re.compile(r"^nccl"), "nccl", "NCCL"),
-    (re.compile(r"^(?:cufft|cusparse|cusolver|curand)", re.IGNORECASE), "cuda_math", "a CUDA math library"),
+    (re.compile(r"^(?:cufft|cusparse|cusolver|curand|_*nvJitLink)", re.IGNORECASE), "cuda_math", "a CUDA math library"),
+    # the CUDA runtime's API (cuda_runtime_api.h: every function is cudaXxx), versioned with the toolkit
+    (re.compile(r"^cuda[A-Z]"), "cuda", "the CUDA runtime"),
 )
 _SYMBOL_WHY = {
     "cudnn": "two cuDNN releases are loaded together: one sub-library calls a function another release lacks",
