@@ -18,6 +18,7 @@ from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionErro
 
 if TYPE_CHECKING:  # the catalog imports this module (its rows name these functions), not the other way round
     from .catalog import Catalog, CatalogEntry
+    from .vocabulary import Code
 
 __all__ = ["DECODERS", "Decoded", "decode"]
 
@@ -285,9 +286,37 @@ def status_code(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framewo
     from .vocabulary import load_vocabulary
 
     vocabulary = load_vocabulary()
-    codes = [c for c in vocabulary.code(m.group("code")) if c.kind != "ok"]
+    return _code_decoded([c for c in vocabulary.code(m.group("code")) if c.kind != "ok"], catalog)
+
+
+def status_text(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    """A message that quotes only the CUDA runtime's text for a code (cudaGetErrorString: "no kernel image is
+    available for execution on the device"), read as that code; a text that is not CUDA's own wherever it is
+    printed ("out of memory") only after a CUDA error's prefix. A title cut short reads as the text it starts."""
+    from .vocabulary import load_vocabulary, specific_text, text_key
+
+    vocabulary = load_vocabulary()
+    said = text_key(m.group("text"))
+    short = re.sub(r" (?:is|are)(?= )", "", said)
+    codes: list[Code] = []
+    for key, found in sorted(vocabulary.texts.items(), key=lambda kv: len(kv[0])):
+        if key == said or re.sub(r" (?:is|are)(?= )", "", key).startswith(short):
+            codes = found
+            break
+    if not codes or not (m.group("prefix") or specific_text(codes[0].text)):
+        return None
+    decoded = _code_decoded(codes, catalog)
+    if decoded is not None:
+        decoded.rows.insert(0, ("text", f"{codes[0].text!r}: what cudaGetErrorString says for {codes[0].name}"))
+    return decoded
+
+
+def _code_decoded(codes: list[Code], catalog: Catalog) -> Decoded | None:
+    from .vocabulary import load_vocabulary
+
     if not codes:
         return None
+    vocabulary = load_vocabulary()
     code = codes[-1]  # the newest header's numbering (cuDNN 9 renumbered its statuses)
     numbers = " or ".join(dict.fromkeys(str(c.value) for c in codes))
     rows = [("code", f"{code.name} = {numbers} ({code.type}, {code.library})")]
@@ -441,6 +470,7 @@ DECODERS: dict[str, Decoder] = {
     "plain": plain,
     "cuda_required": cuda_required,
     "status_code": status_code,
+    "status_text": status_text,
     "versions": versions,
     "undefined_symbol": undefined_symbol,
 }
