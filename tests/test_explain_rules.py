@@ -223,3 +223,40 @@ def test_runtime_texts_are_read_by_the_command(run_cli: Callable[..., Any], tmp_
     r = run_cli("explain", "--json", "--offline", "--no-detect", "--file", str(log))
     assert r.returncode == 1, r.stderr  # a problem found
     assert "cudaErrorInvalidDevice = 101" in r.stdout
+
+
+# ---------------------------------------------------------------- version encodings, by the headers' rule
+
+ENCODED = [
+    (
+        "Found cuSPARSE version 12103, but JAX was built against version 12200, which is newer.",
+        {"installed": "cuSPARSE 12.1.3", "built": "cuSPARSE 12.2.0"},
+    ),
+    # a release newer than any the vocabulary was read from decodes by the same rule
+    ("Found cuSOLVER version 13001, but JAX was built against version 13100", {"installed": "cuSOLVER 13.0.1"}),
+    ("Found cuFFT version 10602, but JAX was built against version 11400", {"installed": "cuFFT 10.6.2"}),
+    (
+        "Outdated cuBLAS installation found. Version JAX was built against: 120205 Minimum supported: 120100 "
+        "Installed version: 120002",
+        {"installed": "cuBLAS 12.0.2", "minimum": "cuBLAS 12.1.0", "built": "cuBLAS 12.2.5"},
+    ),
+    # NCCL's code changed its scale after 2.8 (nccl.h)
+    ("Found NCCL version 21805, but JAX was built against version 22103", {"installed": "NCCL 2.18.5"}),
+]
+
+
+@pytest.mark.parametrize(("text", "rows"), ENCODED)
+def test_library_version_numbers_decode_by_their_headers_encoding(text: str, rows: dict[str, str]) -> None:
+    d = _first(text)
+    assert d.kind == "cuda_version_mismatch"
+    got = dict(d.rows)
+    for label, version in rows.items():
+        assert got[label].startswith(version + "  ("), got
+
+
+def test_the_vocabulary_decodes_each_era_of_an_encoding() -> None:
+    v = load_vocabulary()
+    assert v.decode("CUDNN_VERSION", 8902) is not None and v.decode("CUDNN_VERSION", 8902)[0] == (8, 9, 2)
+    assert v.decode("CUDNN_VERSION", 90100) is not None and v.decode("CUDNN_VERSION", 90100)[0] == (9, 1, 0)
+    assert v.decode("NCCL_VERSION_CODE", 2704) is not None and v.decode("NCCL_VERSION_CODE", 2704)[0] == (2, 7, 4)
+    assert v.decode("NO_SUCH_VERSION", 1234) is None

@@ -452,6 +452,44 @@ def undefined_symbol(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, fr
     return Decoded(rows=rows, facts=facts, kind=_SYMBOL_KIND[component])
 
 
+# The macro each library's header encodes its version in, by the name a framework prints
+_VERSION_MACRO = {
+    "cublas": "CUBLAS_VERSION",
+    "cufft": "CUFFT_VERSION",
+    "curand": "CURAND_VERSION",
+    "cusolver": "CUSOLVER_VERSION",
+    "cusparse": "CUSPARSE_VERSION",
+    "cudnn": "CUDNN_VERSION",
+    "nccl": "NCCL_VERSION_CODE",
+}
+
+
+def library_versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    """A CUDA library's integer versions (JAX's "Found cuSPARSE version 12103, but JAX was built against version
+    12200"), each read by the encoding the library's own header defines (the vocabulary's [[encoding]] rows), so a
+    release newer than the data still reads; a library with no encoding keeps its numbers as printed."""
+    from .vocabulary import load_vocabulary
+
+    decoded = plain(m, entry, catalog, framework)
+    component = (m.groupdict().get("component") or "").strip()
+    macro = _VERSION_MACRO.get(component.lower(), "")
+    vocabulary = load_vocabulary()
+    rows = [("library", component)] if component else []
+    for group in ("installed", "minimum", "built"):
+        number = m.groupdict().get(group)
+        if not number:
+            continue
+        read = vocabulary.decode(macro, int(number)) if macro else None
+        if read is None:
+            rows.append((group, number))
+            continue
+        version = ".".join(map(str, read[0]))
+        decoded.facts[f"{group}_version"] = version
+        rows.append((group, f"{component} {version}  ({read[1]})"))
+    decoded.rows = rows
+    return decoded
+
+
 def plain(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     """The named groups as they are, as rows and as facts for the fix templates (jaxlib's ``{needs}``)."""
     groups = {k: v for k, v in m.groupdict().items() if v}
@@ -473,4 +511,5 @@ DECODERS: dict[str, Decoder] = {
     "status_text": status_text,
     "versions": versions,
     "undefined_symbol": undefined_symbol,
+    "library_versions": library_versions,
 }

@@ -44,6 +44,16 @@ class Vocabulary:
         """The codes whose runtime text is ``text`` (any case, spacing, trailing full stop)."""
         return self.texts.get(text_key(text), [])
 
+    def decode(self, macro: str, number: int) -> tuple[tuple[int, int, int], str] | None:
+        """A version number a library prints (``12103``) read by its header's encoding (``CUSPARSE_VERSION =
+        MAJOR * 1000 + MINOR * 100 + PATCH``): (major, minor, patch) and how it was read. Where a library changed
+        its scale (cuDNN 9, NCCL 2.9), the widest scale that leaves a major is its era's. None for no encoding."""
+        for major, minor in sorted(self.encodings.get(macro, ()), reverse=True):
+            if number // major:
+                parts = (number // major, number % major // minor, number % minor)
+                return parts, f"{number} = {parts[0]}*{major} + {parts[1]}*{minor} + {parts[2]} ({macro})"
+        return None
+
     def source_url(self, code: Code) -> str:
         return self.sources.get(code.source.split(":", 1)[0], "")
 
@@ -125,6 +135,8 @@ def vocabulary_from_document(doc: dict[str, Any], path: str) -> Vocabulary:
     encodings: dict[str, list[tuple[int, int]]] = {}
     for e in doc.get("encoding", []):
         encodings.setdefault(str(e["macro"]), []).append((int(e["major"]), int(e["minor"])))
+        if "then_major" in e:  # NCCL's code changed its scale after 2.8 (nccl.h's NCCL_VERSION)
+            encodings[str(e["macro"])].append((int(e["then_major"]), int(e["then_minor"])))
     own = frozenset(str(lib["stem"]).lower() for lib in doc.get("library", []) if lib.get("number") == "own_major")
     return Vocabulary(path, codes, sources, encodings, own, texts)
 
