@@ -260,3 +260,22 @@ def test_the_vocabulary_decodes_each_era_of_an_encoding() -> None:
     assert v.decode("CUDNN_VERSION", 90100) is not None and v.decode("CUDNN_VERSION", 90100)[0] == (9, 1, 0)
     assert v.decode("NCCL_VERSION_CODE", 2704) is not None and v.decode("NCCL_VERSION_CODE", 2704)[0] == (2, 7, 4)
     assert v.decode("NO_SUCH_VERSION", 1234) is None
+
+
+def test_no_catalog_entry_cites_a_thread_of_the_recall_corpus() -> None:
+    import json
+
+    corpus = REPO / "tests" / "data" / "explain_corpus" / "corpus.jsonl"
+    threads = {json.loads(line)["thread"] for line in corpus.read_text(encoding="utf-8").splitlines() if line}
+    assert [e.id for e in load_catalog().entries if e.source in threads] == []
+
+
+def test_an_anchor_wrapped_over_two_lines_is_found() -> None:
+    lines = [
+        "2021-05-01 10:00:00.1: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic",
+        "library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file",
+    ]
+    d = diagnose(lines)
+    assert d and d[0].kind == "missing_library"
+    assert d[0].expected == {"library": "libcudart.so.11.0", "cuda": "11.0"}
+    assert d[0].line == 1
