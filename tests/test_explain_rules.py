@@ -194,6 +194,21 @@ CHECKS = [
         {},
         {},
     ),
+    # onnxruntime/core/platform/windows/dll_load_error.cc names the dependency that is missing
+    (
+        'FAIL : Error loading "C:\\venv\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll" which depends on '
+        '"cudnn64_9.dll" which is missing. (Error 126: "The specified module could not be found.")',
+        "missing_library",
+        {},
+        {"library": "cudnn64_9.dll", "cudnn": "9"},
+    ),
+    # CMake's FindCUDA/select_compute_arch.cmake
+    (
+        "CMake Error: Unknown CUDA Architecture Name 90 in CUDA_SELECT_NVCC_ARCH_FLAGS",
+        "arch_unsupported",
+        {"compute_capability": "9.0"},
+        {},
+    ),
     # Windows' loader, a symbol of cuDNN missing from the DLL found first
     (
         "The procedure entry point cudnnGetLibConfig could not be located in the dynamic link library "
