@@ -258,6 +258,54 @@ def encodings_in(text: str, version: str = "") -> list[dict[str, Any]]:
     return out
 
 
+# ---------------------------------------------------------------- the runtime's own texts
+
+
+def runtime_texts(cudart: Path) -> dict[int, str]:
+    """What ``cudaGetErrorString`` returns for each cudaError_t value, asked of the CUDA runtime library itself
+    (``libcudart.so``, which answers without a GPU or a driver): the texts programs print for the codes, so that a
+    message quoting only the text ("no kernel image is available for execution on the device") reads as its code.
+    A value the library does not know reads "unrecognized error code" and is left out."""
+    import ctypes
+
+    lib = ctypes.CDLL(str(cudart))
+    get = lib.cudaGetErrorString
+    get.restype, get.argtypes = ctypes.c_char_p, [ctypes.c_int]
+    name = lib.cudaGetErrorName
+    name.restype, name.argtypes = ctypes.c_char_p, [ctypes.c_int]
+    out = {}
+    for value in range(0, 1000):
+        text = (get(value) or b"").decode("utf-8", "replace").strip()
+        if text and not (name(value) or b"").startswith(b"unrecognized") and value != 0:
+            out[value] = text
+    return out
+
+
+def add_texts(data: dict[str, Any], cudart: Path, label: str) -> int:
+    """Give each cudaError_t row the runtime's text for its value (``text``, ``text_from``); the count given."""
+    texts = runtime_texts(cudart)
+    n = 0
+    for row in data["codes"]:
+        if row["type"] == "cudaError_t" and row["value"] in texts:
+            row["text"] = texts[row["value"]]
+            row["text_from"] = f"{label}: {cudart.name} cudaGetErrorString"
+            n += 1
+    return n
+
+
+def read_back(path: Path) -> dict[str, Any]:
+    """A vocabulary file this script wrote, as ``build`` returns it (to add the runtime's texts to it)."""
+    import tomllib
+
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    return {
+        "sources": doc.get("source", []),
+        "codes": doc.get("code", []),
+        "encodings": doc.get("encoding", []),
+        "libraries": doc.get("library", []),
+    }
+
+
 # ---------------------------------------------------------------- sources
 
 
@@ -425,8 +473,10 @@ def render(data: dict[str, Any]) -> str:
             f"kind = {_q(c['kind'])}",
             f"meaning = {_q(c['meaning'])}",
             "from = [" + ", ".join(_q(f) for f in c["from"]) + "]",
-            "",
         ]
+        if c.get("text"):
+            lines += [f"text = {_q(c['text'])}", f"text_from = {_q(c['text_from'])}"]
+        lines.append("")
     for e in data["encodings"]:
         lines += [
             "[[encoding]]",
@@ -456,9 +506,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--toolkit", default="/usr/local/cuda/include", help="a CUDA toolkit's include directory")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--work", help="keep the fetched headers here (and reuse them on the next run)")
+    ap.add_argument("--cudart", default="/usr/local/cuda/lib64/libcudart.so", help="the runtime asked for its texts")
+    ap.add_argument("--texts-only", action="store_true", help="add the runtime's texts to the --out file as it is")
     args = ap.parse_args(argv)
-    sources: list[Source] = []
+    cudart = Path(args.cudart)
     tk = toolkit(Path(args.toolkit))
+    if args.texts_only:
+        data = read_back(Path(args.out))
+        n = add_texts(data, cudart, tk.label if tk else "cuda-toolkit") if cudart.exists() else 0
+        Path(args.out).write_text(render(data), encoding="utf-8")
+        print(f"{args.out}: {n} texts from {cudart}")
+        return 0
+    sources: list[Source] = []
     if tk is not None:
         sources.append(tk)
     for spec in args.headers:
@@ -471,6 +530,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("no headers: give --fetch, --headers or --toolkit", file=sys.stderr)
             return 2
         data = build(sources)
+    if cudart.exists():
+        add_texts(data, cudart, tk.label if tk else "cuda-toolkit")
     Path(args.out).write_text(render(data), encoding="utf-8")
     print(
         f"{args.out}: {len(data['codes'])} codes, {len(data['encodings'])} encodings, "

@@ -12,11 +12,12 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..compat import CudnnRule
 from ..records import field, record
-from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml
+from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml, compile_pattern
+from .vocabulary import TEXT_RULE
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -59,7 +60,12 @@ class CatalogEntry:
     @cached_property
     def pattern(self) -> re.Pattern[str]:
         """The compiled regex. A command compiles only the entries whose anchors its text holds; a catalog
-        other than the packaged one (which the test suite compiles whole) is compiled when loaded."""
+        other than the packaged one (which the test suite compiles whole) is compiled when loaded. The entry that
+        reads the runtime's texts matches with the vocabulary's ``TextMatcher`` (its regexes compile per text)."""
+        if self.pattern_text == TEXT_RULE:
+            from .vocabulary import TextMatcher, load_vocabulary
+
+            return cast("re.Pattern[str]", TextMatcher(load_vocabulary()))
         return _regex(self.pattern_text, f"[[error]] ({self.id})", self.path, self.line or None, compile_pattern)
 
 
@@ -142,33 +148,6 @@ def _minimal(anchors: Iterable[str]) -> tuple[str, ...]:
                 holds.add(i)
             at = joined.find(b, at + 1)
     return tuple(a for i, a in enumerate(every) if i not in holds)
-
-
-def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """Compile a catalog regex; a literal space also matches the line break of a wrapped message, and letters
-    match in any case (a title, a shouted log line)."""
-    out: list[str] = []
-    in_class = False
-    escaped = False
-    for ch in pattern:
-        if escaped:
-            out.append(ch)
-            escaped = False
-        elif ch == "\\":
-            out.append(ch)
-            escaped = True
-        elif in_class:
-            out.append(ch)
-            if ch == "]":
-                in_class = False
-        elif ch == "[":
-            out.append(ch)
-            in_class = True
-        elif ch == " ":
-            out.append("[ \\n]")
-        else:
-            out.append(ch)
-    return re.compile("".join(out), re.IGNORECASE)
 
 
 def packaged_catalog_file() -> str:
@@ -261,7 +240,7 @@ def catalog_from_document(
         if entry.id in seen:
             raise CatalogError(f"{where}: duplicate id {entry.id!r}", path, line)
         seen.add(entry.id)
-        if compile_now:
+        if compile_now and entry.pattern_text != TEXT_RULE:
             at = f"{where} ({entry.id})"
             entry.__dict__["pattern"] = _regex(entry.pattern_text, at, path, line, compile_=compile_pattern)
         entries.append(entry)
@@ -305,9 +284,16 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
     decoder = s("decoder")
     if decoder not in decoders:
         raise CatalogError(f"{where}: no decoder named {decoder!r}", path, line)
-    # an entry that only advises on the vocabulary's codes (``codes``) needs no sentence of its own
+    # an entry that only advises on the vocabulary's codes (``codes``) needs no sentence of its own; one that reads
+    # the CUDA runtime's texts (``texts``) takes its anchors and regex from the vocabulary
     advice_only = bool(row.get("codes")) and "anchors" not in row and "pattern" not in row
-    anchors = [] if advice_only else row.get("anchors")
+    texts_rule = row.get("texts") == "cudaGetErrorString"
+    if texts_rule:
+        from .vocabulary import load_vocabulary, text_rule
+
+        anchors: Any = list(text_rule(load_vocabulary()))
+    else:
+        anchors = [] if advice_only else row.get("anchors")
     if (
         not isinstance(anchors, list)
         or not (anchors or advice_only)
@@ -339,7 +325,7 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
         kind=kind,
         framework=str(row.get("framework", "")),
         anchors=tuple(a.lower() for a in anchors),
-        pattern_text="(?!)" if advice_only else s("pattern"),
+        pattern_text="(?!)" if advice_only else TEXT_RULE if texts_rule else s("pattern"),
         decoder=decoder,
         summary=s("summary"),
         explanation=s("explanation"),

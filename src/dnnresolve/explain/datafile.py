@@ -1,6 +1,6 @@
-"""What the catalog and the vocabulary share, below both: the kinds, the error for a malformed data file, and
-reading one (bounded, as UTF-8 TOML). The catalog loads the decoders, which load the vocabulary; both load this,
-and this loads neither, so there is no cycle among them."""
+"""What the catalog and the vocabulary share, below both: the kinds, the error for a malformed data file, reading
+one (bounded, as UTF-8 TOML), and how their regexes compile. The catalog loads the decoders and the vocabulary;
+both load this, and this loads neither, so there is no cycle among them."""
 
 from __future__ import annotations
 
@@ -55,3 +55,30 @@ def _toml(text: str, path: str) -> dict[str, Any]:
     except Exception as exc:  # tomllib.TOMLDecodeError
         m = re.search(r"line (\d+)", str(exc))
         raise CatalogError(f"not valid TOML: {exc}", path, int(m.group(1)) if m else None) from exc
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """Compile a catalog regex; a literal space also matches the line break of a wrapped message, and letters
+    match in any case (a title, a shouted log line)."""
+    out: list[str] = []
+    in_class = False
+    escaped = False
+    for ch in pattern:
+        if escaped:
+            out.append(ch)
+            escaped = False
+        elif ch == "\\":
+            out.append(ch)
+            escaped = True
+        elif in_class:
+            out.append(ch)
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            out.append(ch)
+            in_class = True
+        elif ch == " ":
+            out.append("[ \\n]")
+        else:
+            out.append(ch)
+    return re.compile("".join(out), re.IGNORECASE)

@@ -18,6 +18,7 @@ from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionErro
 
 if TYPE_CHECKING:  # the catalog imports this module (its rows name these functions), not the other way round
     from .catalog import Catalog, CatalogEntry
+    from .vocabulary import Code
 
 __all__ = ["DECODERS", "Decoded", "decode"]
 
@@ -285,9 +286,37 @@ def status_code(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framewo
     from .vocabulary import load_vocabulary
 
     vocabulary = load_vocabulary()
-    codes = [c for c in vocabulary.code(m.group("code")) if c.kind != "ok"]
+    return _code_decoded([c for c in vocabulary.code(m.group("code")) if c.kind != "ok"], catalog)
+
+
+def status_text(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    """A message that quotes only the CUDA runtime's text for a code (cudaGetErrorString: "no kernel image is
+    available for execution on the device"), read as that code; a text that is not CUDA's own wherever it is
+    printed ("out of memory") only after a CUDA error's prefix. A title cut short reads as the text it starts."""
+    from .vocabulary import load_vocabulary, specific_text, text_key
+
+    vocabulary = load_vocabulary()
+    said = text_key(m.group("text"))
+    short = re.sub(r" (?:is|are)(?= )", "", said)
+    codes: list[Code] = []
+    for key, found in sorted(vocabulary.texts.items(), key=lambda kv: len(kv[0])):
+        if key == said or re.sub(r" (?:is|are)(?= )", "", key).startswith(short):
+            codes = found
+            break
+    if not codes or not (m.group("prefix") or specific_text(codes[0].text)):
+        return None
+    decoded = _code_decoded(codes, catalog)
+    if decoded is not None:
+        decoded.rows.insert(0, ("text", f"{codes[0].text!r}: what cudaGetErrorString says for {codes[0].name}"))
+    return decoded
+
+
+def _code_decoded(codes: list[Code], catalog: Catalog) -> Decoded | None:
+    from .vocabulary import load_vocabulary
+
     if not codes:
         return None
+    vocabulary = load_vocabulary()
     code = codes[-1]  # the newest header's numbering (cuDNN 9 renumbered its statuses)
     numbers = " or ".join(dict.fromkeys(str(c.value) for c in codes))
     rows = [("code", f"{code.name} = {numbers} ({code.type}, {code.library})")]
@@ -313,6 +342,9 @@ def _sm(text: str) -> str:
 
 def compute_capability(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     g = m.groupdict()
+    if not g.get("cc"):  # an architecture the message names but no number reads ("Unknown CUDA arch (Ada)")
+        arch = (g.get("arch") or "").strip()
+        return Decoded(rows=[("architecture", arch)] if arch else [], facts={"arch": arch} if arch else {})
     cc = ComputeCapability.parse(_sm(g["cc"]))
     gpu = (g.get("gpu") or "").strip()
     gpu = re.split(r":\s", gpu)[-1].strip() if gpu else ""
@@ -352,10 +384,15 @@ def cuda_cudnn_majors(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, f
 
 
 def cuda_required(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
-    """The CUDA a program or image requires (nvidia-container-cli's ``cuda>=12.8``)."""
+    """The CUDA a program or image requires (nvidia-container-cli's ``cuda>=12.8``), and the CUDA the host's driver
+    supports where the message adds it (nvidia-container-toolkit's ``cuda>=12.8 (cuda=12.4)``)."""
     cuda = CudaVersion.parse(m.group("cuda"))
     rows = [("needs", f"a driver that supports CUDA {cuda} or newer")]
-    return Decoded({}, {"cuda": str(cuda)}, rows, {"cuda": str(cuda), "want_cuda": str(cuda)})
+    found: dict[str, str] = {}
+    if m.groupdict().get("found"):
+        found["cuda"] = str(CudaVersion.parse(m.group("found")))
+        rows.append(("driver supports", f"CUDA {found['cuda']}"))
+    return Decoded(found, {"cuda": str(cuda)}, rows, {"cuda": str(cuda), "want_cuda": str(cuda)})
 
 
 def versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
@@ -381,7 +418,9 @@ _SYMBOL_OWNER = (  # a symbol's own name, when no library version names its owne
     (re.compile(r"cudnn", re.IGNORECASE), "cudnn", "cuDNN"),
     (re.compile(r"^(?:_Z\w*?)?cublas", re.IGNORECASE), "cuda", "cuBLAS"),
     (re.compile(r"^nccl"), "nccl", "NCCL"),
-    (re.compile(r"^(?:cufft|cusparse|cusolver|curand)", re.IGNORECASE), "cuda_math", "a CUDA math library"),
+    (re.compile(r"^(?:cufft|cusparse|cusolver|curand|_*nvJitLink)", re.IGNORECASE), "cuda_math", "a CUDA math library"),
+    # the CUDA runtime's API (cuda_runtime_api.h: every function is cudaXxx), versioned with the toolkit
+    (re.compile(r"^cuda[A-Z]"), "cuda", "the CUDA runtime"),
 )
 _SYMBOL_WHY = {
     "cudnn": "two cuDNN releases are loaded together: one sub-library calls a function another release lacks",
@@ -413,6 +452,44 @@ def undefined_symbol(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, fr
     return Decoded(rows=rows, facts=facts, kind=_SYMBOL_KIND[component])
 
 
+# The macro each library's header encodes its version in, by the name a framework prints
+_VERSION_MACRO = {
+    "cublas": "CUBLAS_VERSION",
+    "cufft": "CUFFT_VERSION",
+    "curand": "CURAND_VERSION",
+    "cusolver": "CUSOLVER_VERSION",
+    "cusparse": "CUSPARSE_VERSION",
+    "cudnn": "CUDNN_VERSION",
+    "nccl": "NCCL_VERSION_CODE",
+}
+
+
+def library_versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    """A CUDA library's integer versions (JAX's "Found cuSPARSE version 12103, but JAX was built against version
+    12200"), each read by the encoding the library's own header defines (the vocabulary's [[encoding]] rows), so a
+    release newer than the data still reads; a library with no encoding keeps its numbers as printed."""
+    from .vocabulary import load_vocabulary
+
+    decoded = plain(m, entry, catalog, framework)
+    component = (m.groupdict().get("component") or "").strip()
+    macro = _VERSION_MACRO.get(component.lower(), "")
+    vocabulary = load_vocabulary()
+    rows = [("library", component)] if component else []
+    for group in ("installed", "minimum", "built"):
+        number = m.groupdict().get(group)
+        if not number:
+            continue
+        read = vocabulary.decode(macro, int(number)) if macro else None
+        if read is None:
+            rows.append((group, number))
+            continue
+        version = ".".join(map(str, read[0]))
+        decoded.facts[f"{group}_version"] = version
+        rows.append((group, f"{component} {version}  ({read[1]})"))
+    decoded.rows = rows
+    return decoded
+
+
 def plain(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     """The named groups as they are, as rows and as facts for the fix templates (jaxlib's ``{needs}``)."""
     groups = {k: v for k, v in m.groupdict().items() if v}
@@ -431,6 +508,8 @@ DECODERS: dict[str, Decoder] = {
     "plain": plain,
     "cuda_required": cuda_required,
     "status_code": status_code,
+    "status_text": status_text,
     "versions": versions,
     "undefined_symbol": undefined_symbol,
+    "library_versions": library_versions,
 }

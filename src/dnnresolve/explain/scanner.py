@@ -118,12 +118,15 @@ class _Scanner:
         # str.find over the lower-cased batch runs at memory speed; a regex alternation of every anchor,
         # or re.IGNORECASE, is tens of times slower. lower() keeps the newlines, so rows count right.
         text = "\n".join(buf[start:stop]).lower()
+        # anchors are searched with the line breaks read as spaces (same offsets), so that an anchor a wrapped
+        # message breaks over two lines ("Could not load dynamic" / "library ...") is still found on its first
+        flat = text.replace("\n", " ")
         hits: list[int] = []
         for anchor in self.catalog.anchors:
-            at = text.find(anchor)
+            at = flat.find(anchor)
             while at != -1:
                 hits.append(at)
-                at = text.find(anchor, at + 1)
+                at = flat.find(anchor, at + 1)
         hits.extend(self._decoded_hits(text))
         hits.sort()
         rows: list[int] = []
@@ -173,6 +176,8 @@ class _Scanner:
         low = first.lower()
         wrapped = entries is not None
         if entries is None:
+            if i + 1 < len(buf) and not low.endswith(" "):  # an anchor wrapped onto the next line
+                low = f"{low} {re.sub(_CONTINUATION_PREFIX, '', _norm(buf[i + 1])).lower()}"
             entries = [e for e in self.catalog.entries if any(a in low for a in e.anchors)]
             if entries and i > 0 and line_no - 1 >= self.consumed_line:
                 self._try_line(buf, base, i - 1, entries)  # the message may start on the line before

@@ -7,11 +7,14 @@ Loaded on first use, from its compiled form (``compiled``) like the catalog.
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..records import record
+from ..records import field, record
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["Code", "LibraryName", "Vocabulary", "load_vocabulary", "read_library_name"]
 
@@ -25,6 +28,7 @@ class Code:
     kind: str  # a catalog kind, or "ok"
     meaning: str
     source: str  # the first package and header it was read from
+    text: str = ""  # what cudaGetErrorString returns for it (the runtime's own words), "" when not asked
 
 
 @record
@@ -34,37 +38,54 @@ class Vocabulary:
     sources: dict[str, str]  # package label -> its page
     encodings: dict[str, list[tuple[int, int]]]  # macro -> (major scale, minor scale) per era
     own_major: frozenset[str]  # library stems whose soname number is the library's own major, not CUDA's
+    texts: dict[str, list[Code]] = field(default_factory=dict)  # lower-cased runtime text -> its codes
 
     def code(self, name: str) -> list[Code]:
         return self.codes.get(name.upper(), [])
+
+    def by_text(self, text: str) -> list[Code]:
+        """The codes whose runtime text is ``text`` (any case, spacing, trailing full stop)."""
+        return self.texts.get(text_key(text), [])
+
+    def decode(self, macro: str, number: int) -> tuple[tuple[int, int, int], str] | None:
+        """A version number a library prints (``12103``) read by its header's encoding (``CUSPARSE_VERSION =
+        MAJOR * 1000 + MINOR * 100 + PATCH``): (major, minor, patch) and how it was read. Where a library changed
+        its scale (cuDNN 9, NCCL 2.9), the widest scale that leaves a major is its era's. None for no encoding."""
+        for major, minor in sorted(self.encodings.get(macro, ()), reverse=True):
+            if number // major:
+                parts = (number // major, number % major // minor, number % minor)
+                return parts, f"{number} = {parts[0]}*{major} + {parts[1]}*{minor} + {parts[2]} ({macro})"
+        return None
 
     def source_url(self, code: Code) -> str:
         return self.sources.get(code.source.split(":", 1)[0], "")
 
 
-def packaged_vocabulary_path() -> Path:
-    here = Path(__file__).resolve().parent.parent
-    shipped = here / "data" / "nvidia_vocabulary.compiled"
-    if shipped.is_file():
+def packaged_vocabulary_path() -> str:
+    """The vocabulary shipped in the wheel (compiled), or the source tree's TOML when running from a checkout.
+    (A path as text: ``pathlib`` costs a start-up 0.2x a bare interpreter's.)"""
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    shipped = os.path.join(here, "data", "nvidia_vocabulary.compiled")
+    if os.path.isfile(shipped):
         return shipped
-    return here.parents[1] / "data" / "nvidia_vocabulary.toml"
+    return os.path.join(os.path.dirname(os.path.dirname(here)), "data", "nvidia_vocabulary.toml")
 
 
 _CACHE: dict[str, Vocabulary] = {}
 
 
 def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
-    p = Path(path) if path is not None else packaged_vocabulary_path()
-    if str(p) not in _CACHE:
-        _CACHE[str(p)] = vocabulary_from_document(_document(p), str(p))
-    return _CACHE[str(p)]
+    p = os.fspath(path) if path is not None else packaged_vocabulary_path()
+    if p not in _CACHE:
+        _CACHE[p] = vocabulary_from_document(_document(p), p)
+    return _CACHE[p]
 
 
-def _document(p: Path) -> dict[str, Any]:
+def _document(p: str) -> dict[str, Any]:
     from .. import compiled
     from .datafile import CatalogError, _read_bytes, _toml
 
-    if p.suffix == compiled.SUFFIX:
+    if p.endswith(compiled.SUFFIX):
         try:
             doc: dict[str, Any] = compiled.open_shipped(p, "vocabulary").load("doc")
         except (OSError, ValueError, EOFError, TypeError) as exc:
@@ -95,6 +116,7 @@ def vocabulary_from_document(doc: dict[str, Any], path: str) -> Vocabulary:
     from .datafile import KINDS, CatalogError
 
     codes: dict[str, list[Code]] = {}
+    texts: dict[str, list[Code]] = {}
     for i, row in enumerate(doc.get("code", [])):
         try:
             code = Code(
@@ -105,18 +127,27 @@ def vocabulary_from_document(doc: dict[str, Any], path: str) -> Vocabulary:
                 str(row["kind"]),
                 str(row.get("meaning", "")),
                 str(row["from"][0]),
+                str(row.get("text", "")),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise CatalogError(f"[[code]] row {i + 1}: missing or bad field {exc}", path) from exc
         if code.kind not in KINDS and code.kind != "ok":
             raise CatalogError(f"[[code]] row {i + 1} ({code.name}): kind {code.kind!r} is not a kind", path)
         codes.setdefault(code.name.upper(), []).append(code)
+        if code.text and code.kind != "ok":
+            texts.setdefault(text_key(code.text), []).append(code)
     sources = {str(s["label"]): str(s["url"]) for s in doc.get("source", [])}
     encodings: dict[str, list[tuple[int, int]]] = {}
     for e in doc.get("encoding", []):
         encodings.setdefault(str(e["macro"]), []).append((int(e["major"]), int(e["minor"])))
+        if "then_major" in e:  # NCCL's code changed its scale after 2.8 (nccl.h's NCCL_VERSION)
+            encodings[str(e["macro"])].append((int(e["then_major"]), int(e["then_minor"])))
     own = frozenset(str(lib["stem"]).lower() for lib in doc.get("library", []) if lib.get("number") == "own_major")
-    return Vocabulary(path, codes, sources, encodings, own)
+    return Vocabulary(path, codes, sources, encodings, own, texts)
+
+
+def text_key(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
 
 
 # ---------------------------------------------------------------- library file names
@@ -167,3 +198,93 @@ def read_library_name(name: str) -> LibraryName | None:
                 name, stem, component, version, m.group("dll") is not None or m.group("dll0") is not None
             )
     return None
+
+
+# ---------------------------------------------------------------- the runtime's texts as a rule
+
+# Words that say a text is CUDA's own wherever it is printed; a text without one ("out of memory", "invalid
+# argument") is CUDA's only after a CUDA error's prefix ("CUDA error: ", "cuda runtime error (2) : ").
+_OWN_WORDS = re.compile(r"\b(?:cuda\S*|device\S*|driver|ptx|kernel|gpu|nvlink|mps)\b", re.IGNORECASE)
+_OPTIONAL_WORDS = frozenset({"is", "are"})  # dropped by titles ("no kernel image available")
+
+
+def specific_text(text: str) -> bool:
+    """Whether a runtime text is CUDA's own wherever it is printed (four words or more, or one of CUDA's words)."""
+    return len(text.split()) >= 4 or _OWN_WORDS.search(text) is not None
+
+
+def _words_rule(text: str) -> str:
+    """A regex for ``text`` that also reads a title cut after its first words, and one without "is" / "are"."""
+    words = text.rstrip(".").split()
+    keep = min(len(words), max(4, (len(words) + 1) // 2))  # half the text, and four words at least
+    parts = [re.escape(words[0])] + [
+        f"(?: {re.escape(w)})?" if w.lower() in _OPTIONAL_WORDS else f" {re.escape(w)}" for w in words[1:]
+    ]
+    rule = ""
+    for part in reversed(parts[keep:]):
+        rule = f"(?:{part}{rule})?"
+    return "".join(parts[:keep]) + rule
+
+
+TEXT_RULE = "vocabulary: cudaGetErrorString"  # the pattern_text of the entry that reads the runtime's texts
+_PREFIX = r"(?:(?P<prefix>CUDA(?: runtime)? error(?: \(\d+\))? ?:|Status:) ?)?"
+
+
+def text_rule(vocabulary: Vocabulary) -> tuple[str, ...]:
+    """The anchors (lower case) of the rule that reads a message by its runtime text alone: each specific text's
+    first three words, and a CUDA error's prefix for the rest."""
+    anchors = {"cuda error", "cuda runtime error"}
+    for codes in vocabulary.texts.values():
+        if specific_text(codes[0].text):
+            anchors.add(" ".join(codes[0].text.lower().split()[:3]))
+    return tuple(sorted(anchors))
+
+
+class TextMatcher:
+    """The runtime's texts as one pattern (``finditer``, ``search``, ``fullmatch``). One regex of all 130 texts
+    takes Python ~100 ms to compile; each text's own regex is compiled here only when its first words are in the
+    text searched, so a message costs the one or two it may hold."""
+
+    pattern = TEXT_RULE
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        texts = {c.text.rstrip("."): None for codes in vocabulary.texts.values() for c in codes}
+        self._texts = sorted(texts, key=len, reverse=True)
+        self._compiled: dict[str, re.Pattern[str]] = {}
+
+    def _regex(self, text: str) -> re.Pattern[str]:
+        if text not in self._compiled:
+            from .datafile import compile_pattern
+
+            self._compiled[text] = compile_pattern(rf"{_PREFIX}(?<![\w-])(?P<text>{_words_rule(text)})(?![\w-])")
+        return self._compiled[text]
+
+    def _candidates(self, text: str) -> list[re.Pattern[str]]:
+        low = " ".join(text.lower().split())
+        out = []
+        for t in self._texts:
+            words = t.lower().split()
+            if words[0] in low and (len(words) < 2 or words[1] in low):
+                out.append(self._regex(t))
+        return out
+
+    def finditer(self, text: str) -> list[re.Match[str]]:
+        """Every text's matches, earliest first, the longest text first where two start together."""
+        found: dict[int, re.Match[str]] = {}
+        for rx in self._candidates(text):
+            for m in rx.finditer(text):
+                if m.start() not in found or m.end() > found[m.start()].end():
+                    found[m.start()] = m
+        out, end = [], -1
+        for start in sorted(found):
+            if start >= end:
+                out.append(found[start])
+                end = found[start].end()
+        return out
+
+    def search(self, text: str) -> re.Match[str] | None:
+        matches = self.finditer(text)
+        return matches[0] if matches else None
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return next((m for rx in self._candidates(text) if (m := rx.fullmatch(text))), None)
