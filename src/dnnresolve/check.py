@@ -171,6 +171,8 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
             _pin_findings(report, pin, verdict, runtime, matrix, target is not None, memo, brought, brought_key, named)
             if pin.variant is not None and pin.variant_from:
                 system_cuda = verdict.best is not None and needs_system_cuda(verdict.best.release, matrix)
+                # a container loads its image's CUDA, not the target's (the solver judged it against the image)
+                system_cuda = system_cuda and source.container is None
                 project_variants.append((pin, system_cuda))
         pair_findings(report, pins, solved, matrix, memo.run)
         cuda_mix(report, pins, solved)

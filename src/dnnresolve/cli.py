@@ -134,11 +134,12 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     _runtime_flags(p)
     p.add_argument(
         "--format",
-        choices=("text", "sh", "requirements", "conda"),
+        choices=("text", "sh", "requirements", "conda", "dockerfile"),
         default="text",
         metavar="FORMAT",
         help="text (default), or the first option as a file: 'sh' a script, 'requirements' a requirements.txt with "
-        "its index lines, 'conda' an environment.yml",
+        "its index lines, 'conda' an environment.yml, 'dockerfile' a Dockerfile on a published image that brings "
+        "what it needs",
     )
     p.add_argument("--output", metavar="FILE", help="write the file to FILE instead of standard output")
     p.add_argument("--verify", action="store_true", help="check that each recommended wheel exists on its index")
@@ -379,6 +380,12 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         from .verify import verify_plan
 
         verify_plan(plan, args.runtime)
+    if args.format == "dockerfile" and not args.json:
+        from .render.plan_dockerfile import to_dockerfile
+
+        text, runs = to_dockerfile(plan, args.runtime, _load_matrix(args))
+        _write_output(text, args.output)
+        return EXIT_OK if runs else EXIT_PROBLEMS
     if args.format in ("requirements", "conda", "sh") and not args.json:
         from .render import plan_files
 
