@@ -169,6 +169,12 @@ def _check_args(p: argparse.ArgumentParser) -> None:
         help="'markdown' for a pull-request comment, 'sarif' for code scanning (SARIF 2.1.0)",
     )
     p.add_argument("--strict", action="store_true", help="warnings fail too")
+    p.add_argument(
+        "--stage",
+        metavar="NAME",
+        help="the stage of a multi-stage Dockerfile to check, as `docker build --target NAME` builds it "
+        "(default: the last stage, the one that runs)",
+    )
     _fleet_arg(p)
 
 
@@ -448,7 +454,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .sources import read_paths
 
     with count_progress("reading requirement files", enabled=not args.json and args.format == "text") as progress:
-        sources = read_paths(args.files or ["."], on_progress=progress)
+        sources = read_paths(args.files or ["."], on_progress=progress, stage=args.stage or "")
     matrix = _load_matrix(args)
     if args.fleet:
         from .fleet.requirements import framework_requirements

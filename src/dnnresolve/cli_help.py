@@ -62,7 +62,7 @@ HELP: dict[str, CommandHelp] = {
                 "a requirements file with the index lines its pins need",
             ),
             (
-                "dnnresolve plan tensorflow==2.4.0 --driver 535.104.05 --format dockerfile --output Dockerfile",
+                "dnnresolve plan tensorflow==2.4.0 --driver 535.104.05 --format dockerfile",
                 "a Dockerfile on a published nvidia/cuda image with that CUDA and cuDNN (a python image for "
                 "wheels that bring their own), for this host's driver",
             ),
