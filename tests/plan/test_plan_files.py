@@ -165,7 +165,7 @@ def test_plan_writes_a_dockerfile_on_the_image_the_release_needs(run_cli: RunCli
     [base] = [line for line in text.splitlines() if line.startswith("FROM ")]
     assert base.startswith("FROM nvidia/cuda:11.0.3-cudnn8-runtime-ubuntu"), text
     assert "RUN python -m pip install tensorflow==2.4.0\n" in text and "# -runtime: " in text
-    assert "# host driver: tensorflow 2.4.0 (CUDA 11.0) needs >= " in text
+    assert "# host driver (the container uses the host's): tensorflow 2.4.0 (CUDA 11.0) needs >= " in text
     checked = run_cli("check", "Dockerfile", *host, "--json", cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout
     assert [p["release"] for p in json.loads(checked.stdout)["checked_lines"]] == ["tensorflow 2.4.0 for CUDA 11.0"]

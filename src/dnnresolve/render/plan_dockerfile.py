@@ -20,7 +20,7 @@ from packaging.version import Version
 from ..errors import UserError
 from ..pkgname import canonicalize_name
 from ..plan import Option, Plan, make_plan
-from ..solve import Candidate, needs_system_cuda, solve
+from ..solve import Candidate, Status, needs_system_cuda, solve
 from ..sources.container import Container
 from ..sources.dockerrun import pip_arguments
 from ..specs import InvalidRequirement, exact_version, parse_requirement
@@ -231,10 +231,10 @@ def _ubuntu_python() -> list[str]:
     return [
         "ENV DEBIAN_FRONTEND=noninteractive",
         "RUN apt-get update && " + shlex.join(install) + " && rm -rf /var/lib/apt/lists/*",
-        "# a venv: the system Python is the OS's (Ubuntu 23.04 on refuse pip installs into it, PEP 668)",
+        "# a venv: the OS's own Python is the OS's to manage (from Ubuntu 23.04 pip refuses it, PEP 668)",
         f"RUN python3 -m venv {VENV}",
         f"ENV PATH={VENV}/bin:$PATH",
-        "# the venv's pip is the OS's bundled one, older than manylinux2010/2014 wheels need",
+        "# the venv starts with the pip the OS bundles, which may predate the wheels' manylinux tags",
         "RUN python -m pip install --upgrade pip",
     ]
 
@@ -256,7 +256,9 @@ def _driver_note(candidates: list[Candidate], held: bool) -> list[str]:
         if check is None or not check.needed:
             continue
         host = f"; the target's is {check.found}" if check.found else ""
-        out.append(f"# host driver: {c.label} needs {check.needed}{host} (the container uses the host's)")
+        if check.found and check.status is Status.WARN:
+            host += ", which runs it with a caveat (see `dnnresolve plan`)"
+        out.append(f"# host driver (the container uses the host's): {c.label} needs {check.needed}{host}")
     if held:
         out.append("# the target's driver or GPU cannot run this build: no image changes that (see `dnnresolve plan`)")
     return out
