@@ -6,7 +6,9 @@ matrix's ``[[cuda_image]]`` table (never a deleted one) whose CUDA and cuDNN the
 CUDA (torch, ``jax[cuda12]``, ``tensorflow[and-cuda]``) or a CPU build gets the lighter ``python:X.Y-slim``, with the
 host driver it needs in a comment. Each base is tried as `check` reads it (the image's facts on the target's driver
 and GPUs) and the first the solver passes is written, so `check` of the file finds nothing wrong
-(tests/plan/test_plan_files.py). No published image fits: a `UserError` saying what was needed.
+(tests/plan/test_plan_files.py); where the host's driver or GPU stands in the way, which no image changes, the
+first that passes all else, said so. No published image fits, or the build is a download: a `UserError` saying
+what was needed.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ VENV = "/opt/venv"
 PYTHON_IMAGES = "https://hub.docker.com/_/python"
 # EOL tags stay pullable, unmaintained: https://github.com/docker-library/python/issues/932
 PYTHON_EOL = "https://github.com/docker-library/python/issues/932"
-# the CUDA images set these; the container toolkit reads them to expose the GPUs and the compute libraries
 TOOLKIT_ENV = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html"
 _UBUNTU = ("ubuntu24.04", "ubuntu22.04", "ubuntu20.04", "ubuntu18.04")
 _DRIVER_BOUND = {"driver", "compute_capability"}  # what the host brings: no image changes it
@@ -49,7 +50,6 @@ class _Base:
 
     def __init__(self, ref: str, python: PythonVersion, why: list[str], row: CudaImage | None = None) -> None:
         self.ref, self.python, self.why, self.row = ref, python, why, row
-        self.os = ref.rsplit("-", 1)[-1] if row is not None else ""
 
     def runtime(self, target: Runtime | None, matrix: Matrix) -> Runtime:
         from ..sources.interface import SourceFile
