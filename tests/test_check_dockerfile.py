@@ -93,3 +93,66 @@ def test_unterminated_continuation_is_a_one_line_error(run_cli: Run) -> None:
 def test_a_directory_stands_for_its_dockerfile_too(run_cli: Run) -> None:
     rc, report = check_json(run_cli, str(DOCKERFILES / "tf24-old"))
     assert rc == 1 and [Path(f).name for f in report["files"]] == ["Dockerfile"]
+
+
+STAGES = """\
+FROM nvidia/cuda:11.0.3-cudnn8-runtime-ubuntu18.04 AS train
+RUN apt-get update && apt-get install -y python3 python3-pip
+RUN pip3 install tensorflow-gpu==2.4.0
+
+FROM train AS serve
+RUN pip3 install tensorflow-gpu==2.4.0
+
+FROM nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04 AS legacy
+RUN apt-get update && apt-get install -y python3 python3-pip
+RUN pip3 install tensorflow-gpu==2.4.0
+"""
+
+
+def test_check_reads_the_stage_that_runs_or_the_one_named(run_cli: Run, tmp_path: Path) -> None:
+    """The last stage by default; --stage NAME the one `docker build --target NAME` builds, a stage built FROM
+    another with that one's image; a name no stage has is a one-line error naming the file."""
+    (tmp_path / "Dockerfile").write_text(STAGES)
+    host = ("--driver", "535.104.05")
+    rc, report = check_json(run_cli, str(tmp_path / "Dockerfile"), *host)
+    assert rc == 1 and [p["line"] for p in report["checked_lines"]] == [10]
+    rc, report = check_json(run_cli, str(tmp_path / "Dockerfile"), *host, "--stage", "train")
+    assert rc == 0 and [p["line"] for p in report["checked_lines"]] == [3], report["findings"]
+    rc, report = check_json(run_cli, str(tmp_path / "Dockerfile"), *host, "--stage", "SERVE")
+    assert rc == 0 and [p["line"] for p in report["checked_lines"]] == [3, 6], report["findings"]
+    [container] = report["containers"]
+    assert (container["image"], container["cuda"], container["cudnn"]) == (
+        "nvidia/cuda:11.0.3-cudnn8-runtime-ubuntu18.04",
+        "11.0.3",
+        "8.0.5",
+    )
+    r = run_cli("check", str(tmp_path / "Dockerfile"), "--stage", "nope")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    assert "Dockerfile" in r.stderr and "no stage of this Dockerfile is named so (stages: train, serve, legacy)" in (
+        r.stderr
+    )
+
+
+def test_the_container_checked_against_is_shown_with_the_host_driver(run_cli: Run) -> None:
+    """Beside the target, the container each Dockerfile's lines were judged in: its image's OS, CUDA, cuDNN and
+    Python, each with the line that set it, on the host's driver and GPU."""
+    path = str(DOCKERFILES / "tf24-old" / "Dockerfile")
+    _, report = check_json(run_cli, path, "--driver", "535.104.05", "--gpu", "T4")
+    [c] = report["containers"]
+    assert c["file"] == path and c["image"] == "nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04"
+    assert (c["os"], c["cuda"], c["cudnn"], c["python"], c["driver"], c["gpu"]) == (
+        "ubuntu18.04",
+        "10.0.130",
+        "7.6.5",
+        "3.6",
+        "535.104.05",
+        "T4",
+    )
+    assert c["sources"]["cuda"] == f"{path}:1 (FROM nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04)"
+    assert c["sources"]["driver"] == "given (--driver)"
+    text = run_cli("check", path, "--driver", "535.104.05", "--gpu", "T4", env={"COLUMNS": "400"}).stdout
+    assert (
+        f"Container of {path} (FROM nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04): os ubuntu18.04 (line 1), "
+        "driver 535.104.05 (given (--driver)), gpu T4 (compute capability 7.5), python 3.6 (line 4), "
+        "cuda 10.0.130 (line 1), cudnn 7.6.5 (line 1)\n"
+    ) in text

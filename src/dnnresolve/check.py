@@ -135,6 +135,8 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
             source.container.resolve(matrix, source)
         report.findings.extend(source.findings)
         runtime, env_cuda = _environment(source, target, shared)
+        if source.container is not None:
+            report.containers.append(_container_target(source, runtime))
         env = shared_key if runtime is shared else repr(runtime)
         project_cuda.extend(env_cuda)
         pins = []
@@ -171,6 +173,8 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
             _pin_findings(report, pin, verdict, runtime, matrix, target is not None, memo, brought, brought_key, named)
             if pin.variant is not None and pin.variant_from:
                 system_cuda = verdict.best is not None and needs_system_cuda(verdict.best.release, matrix)
+                # a container loads its image's CUDA, not the target's (the solver judged it against the image)
+                system_cuda = system_cuda and source.container is None
                 project_variants.append((pin, system_cuda))
         pair_findings(report, pins, solved, matrix, memo.run)
         cuda_mix(report, pins, solved)
@@ -625,6 +629,16 @@ def _unknown(report: CheckReport, located: LocatedRequirement, memo: _Memo, unkn
         )
     else:
         unknown.setdefault(name, None)
+
+
+def _container_target(source: SourceFile, runtime: Runtime) -> dict[str, Any]:
+    """What `check` judged a Dockerfile's lines against: its image's OS, CUDA, cuDNN and Python, each with the
+    line that set it, on the target's driver and GPUs."""
+    assert source.container is not None
+    described = describe_target(runtime)
+    if source.container.os:
+        described["os"] = source.container.os
+    return {"file": source.path, "image": source.container.image, **described}
 
 
 def describe_target(target: Runtime | None) -> dict[str, Any]:

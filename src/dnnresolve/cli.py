@@ -134,11 +134,12 @@ def _plan_args(p: argparse.ArgumentParser) -> None:
     _runtime_flags(p)
     p.add_argument(
         "--format",
-        choices=("text", "sh", "requirements", "conda"),
+        choices=("text", "sh", "requirements", "conda", "dockerfile"),
         default="text",
         metavar="FORMAT",
         help="text (default), or the first option as a file: 'sh' a script, 'requirements' a requirements.txt with "
-        "its index lines, 'conda' an environment.yml",
+        "its index lines, 'conda' an environment.yml, 'dockerfile' a Dockerfile on a published image that brings "
+        "what it needs",
     )
     p.add_argument("--output", metavar="FILE", help="write the file to FILE instead of standard output")
     p.add_argument("--verify", action="store_true", help="check that each recommended wheel exists on its index")
@@ -168,6 +169,12 @@ def _check_args(p: argparse.ArgumentParser) -> None:
         help="'markdown' for a pull-request comment, 'sarif' for code scanning (SARIF 2.1.0)",
     )
     p.add_argument("--strict", action="store_true", help="warnings fail too")
+    p.add_argument(
+        "--stage",
+        metavar="NAME",
+        help="the stage of a multi-stage Dockerfile to check, as `docker build --target NAME` builds it "
+        "(default: the last stage, the one that runs)",
+    )
     _fleet_arg(p)
 
 
@@ -381,6 +388,12 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         from .verify import verify_plan
 
         verify_plan(plan, args.runtime)
+    if args.format == "dockerfile" and not args.json:
+        from .render.plan_dockerfile import to_dockerfile
+
+        text, runs = to_dockerfile(plan, args.runtime, _load_matrix(args))
+        _write_output(text, args.output)
+        return EXIT_OK if runs else EXIT_PROBLEMS
     if args.format in ("requirements", "conda", "sh") and not args.json:
         from .render import plan_files
 
@@ -444,7 +457,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .sources import read_paths
 
     with count_progress("reading requirement files", enabled=not args.json and args.format == "text") as progress:
-        sources = read_paths(args.files or ["."], on_progress=progress)
+        sources = read_paths(args.files or ["."], on_progress=progress, stage=args.stage or "")
     pip_index.apply(sources, pip_index.pip_context())  # what `pip install -r` here reads besides the file
     matrix = _load_matrix(args)
     if args.fleet:

@@ -61,6 +61,11 @@ HELP: dict[str, CommandHelp] = {
                 "dnnresolve plan torch==2.1.0 --driver 470.82.01 --format requirements",
                 "a requirements file with the index lines its pins need",
             ),
+            (
+                "dnnresolve plan tensorflow==2.4.0 --driver 535.104.05 --format dockerfile",
+                "a Dockerfile on a published nvidia/cuda image with that CUDA and cuDNN (a python image for "
+                "wheels that bring their own), for this host's driver",
+            ),
             ("dnnresolve plan torch==2.8.0 --fleet fleet", "a verdict per group of a cluster's alike nodes"),
         ),
         (
@@ -68,10 +73,19 @@ HELP: dict[str, CommandHelp] = {
                 0,
                 "the machine already runs every requirement and it is installed; a line its marker excludes on "
                 "the target, or one that names no release (a local path, -e ., a VCS or URL), is a note and "
-                "counts for nothing",
+                "counts for nothing; with --format dockerfile: the written Dockerfile runs on the host's driver "
+                "and GPUs",
             ),
-            (1, "steps are needed, or nothing in the matrix runs here"),
-            (2, _USAGE),
+            (
+                1,
+                "steps are needed, or nothing in the matrix runs here; with --format dockerfile: the file is "
+                "written, but the host's driver or GPU stands in the way (no image changes that)",
+            ),
+            (
+                2,
+                _USAGE + "; with --format dockerfile also when no published image fits (NVIDIA deleted every "
+                "nvidia/cuda tag before CUDA 11.0) or the build is a download: nothing is written",
+            ),
             (70, _INTERNAL),
         ),
     ),

@@ -120,6 +120,8 @@ class CheckReport:
     pins: list[CheckedPin] = field(default_factory=list)  # each framework line checked, in file order
     target: dict[str, Any] = field(default_factory=dict)  # profile.machine_json: values, and "sources" apart
     notes: list[str] = field(default_factory=list)
+    # per Dockerfile: what its image brings on the target's driver and GPUs (machine_json, with file and image)
+    containers: list[dict[str, Any]] = field(default_factory=list)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
@@ -137,6 +139,7 @@ class CheckReport:
         return {
             "files": self.files,
             "target": self.target,
+            "containers": self.containers,
             "notes": self.notes,
             "summary": {s.value: self.count(s) for s in Severity},
             "findings": [f.to_dict() for f in self.sorted_findings()],

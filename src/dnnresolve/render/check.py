@@ -53,7 +53,7 @@ def to_sarif(report: CheckReport) -> dict[str, Any]:
     }
 
 
-def target_line(target: dict[str, Any]) -> str:
+def target_line(target: dict[str, Any], label: str = "Target") -> str:
     """``Target: os linux, driver 535.104.05 (given (--driver)), gpu A100 (compute capability 8.0), ...``"""
     sources = target.get("sources", {})
     parts = []
@@ -66,7 +66,21 @@ def target_line(target: dict[str, Any]) -> str:
             parts.append(f"gpu {value}" + (f" (compute capability {cc})" if cc else ""))
         else:
             parts.append(f"{key} {value}" + (f" ({sources[key]})" if sources.get(key) else ""))
-    return "Target: " + ", ".join(parts)
+    return f"{label}: " + ", ".join(parts)
+
+
+def container_lines(report: CheckReport) -> list[str]:
+    """Per Dockerfile, the container its lines were judged in: ``Container of Dockerfile (FROM ...): ...``."""
+    out = []
+    for c in report.containers:
+        file = c["file"]
+        # a fact the Dockerfile set says its line; the JSON keeps the whole of where it came from
+        sources = {
+            k: f"line {v[len(file) + 1 :].split(' ', 1)[0]}" if v.startswith(f"{file}:") else v
+            for k, v in c.get("sources", {}).items()
+        }
+        out.append(target_line({**c, "sources": sources}, f"Container of {file} (FROM {c['image'] or '?'})"))
+    return out
 
 
 def _cell(text: str) -> str:
@@ -79,6 +93,8 @@ def to_markdown(report: CheckReport) -> str:
     if report.target:
         lines.append(target_line(report.target))
         lines.append("")
+    for line in container_lines(report):
+        lines += [line, ""]
     for note in report.notes:
         lines.append(f"> {note}")
         lines.append("")
@@ -121,6 +137,8 @@ def _emit_text(report: CheckReport) -> None:
     out = writer()
     if report.target:
         out.line(target_line(report.target))
+    for container in container_lines(report):
+        out.line(container)
     for note in report.notes:
         out.line(("note", "warn"), f": {note}")
     sources = Footnotes()  # a URL in each finding would make the lines wide: the findings carry its number

@@ -65,7 +65,8 @@ def is_dockerfile(path: Path) -> bool:
     return name in ("dockerfile", "containerfile") or name.endswith(".dockerfile") or name.startswith("dockerfile.")
 
 
-def read(path: Path, text: str, root: Path) -> SourceFile:
+def read(path: Path, text: str, root: Path, stage_name: str = "") -> SourceFile:
+    """The stage that runs: the last one, or the one named (``check --stage``, as ``docker build --target``)."""
     file = str(path)
     global_args: dict[str, str] = {}
     stages: list[Stage] = []
@@ -93,7 +94,7 @@ def read(path: Path, text: str, root: Path) -> SourceFile:
     sf = SourceFile(file, "dockerfile")
     if not stages:
         return sf
-    final = stages[-1]
+    final = _pick(file, stages, stage_name)
     chain = _chain(final, stages)
     for s in chain:
         sf.requirements.extend(s.requirements)
@@ -102,6 +103,16 @@ def read(path: Path, text: str, root: Path) -> SourceFile:
     sf.findings.extend(n for s in chain for n in s.notes)
     sf.container = _container(final)
     return sf
+
+
+def _pick(file: str, stages: list[Stage], name: str) -> Stage:
+    if not name:
+        return stages[-1]
+    for s in stages:
+        if s.name == name.lower():
+            return s
+    named = ", ".join(s.name for s in stages if s.name) or "none is named"
+    raise UserError(f"--stage {name}: no stage of this Dockerfile is named so (stages: {named})", file)
 
 
 def instructions(file: str, text: str) -> Iterator[tuple[int, str, str, list[tuple[int, str]]]]:

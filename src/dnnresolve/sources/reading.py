@@ -78,9 +78,13 @@ _READERS: dict[str, Reader] = {
 }
 
 
-def read_file(path: Path, roots: dict[Path, Path] | None = None) -> SourceFile:
+def read_file(path: Path, roots: dict[Path, Path] | None = None, stage: str = "") -> SourceFile:
+    """One file, read; ``stage``: the stage of a Dockerfile to read (else the last, the one that runs)."""
     text = read_source(path, str(path))
-    return _READERS[kind_of(path, text)](path, text, project_root(path, roots))
+    kind = kind_of(path, text)
+    if kind == "dockerfile" and stage:
+        return dockerfile.read(path, text, project_root(path, roots), stage)
+    return _READERS[kind](path, text, project_root(path, roots))
 
 
 def expand(patterns: Sequence[str]) -> list[Path]:
@@ -106,13 +110,15 @@ def expand(patterns: Sequence[str]) -> list[Path]:
     return list(out.values())
 
 
-def read_paths(patterns: Sequence[str], on_progress: Callable[[int, int], None] | None = None) -> list[SourceFile]:
+def read_paths(
+    patterns: Sequence[str], on_progress: Callable[[int, int], None] | None = None, stage: str = ""
+) -> list[SourceFile]:
     """Every file the patterns name, read; ``on_progress(done, total)`` hears of each one."""
     paths = expand(patterns)
     out = []
     roots: dict[Path, Path] = {}
     for n, p in enumerate(paths, 1):
-        out.append(read_file(p, roots))
+        out.append(read_file(p, roots, stage))
         if on_progress is not None:
             on_progress(n, len(paths))
     return out
