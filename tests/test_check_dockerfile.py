@@ -156,3 +156,32 @@ def test_the_container_checked_against_is_shown_with_the_host_driver(run_cli: Ru
         "driver 535.104.05 (given (--driver)), gpu T4 (compute capability 7.5), python 3.6 (line 4), "
         "cuda 10.0.130 (line 1), cudnn 7.6.5 (line 1)\n"
     ) in text
+
+
+ABSENT_BASES = [
+    # (base image, what it lacks that TensorFlow 2.4 loads from the system)
+    ("nvidia/cuda:11.0.3-runtime-ubuntu18.04", ["cudnn"]),  # NVIDIA's tags without "cudnnN" carry no cuDNN
+    ("ubuntu:18.04", ["cuda", "cudnn"]),
+    ("python:3.8-slim", ["cuda", "cudnn"]),
+]
+
+
+def test_a_library_the_image_lacks_is_missing_not_unknown(run_cli: Run, tmp_path: Path) -> None:
+    """An image that is known to hold no cuDNN (or no CUDA) fails a release that loads it from the system; an image
+    this check cannot read stays unknown (a note, no error)."""
+    install = "RUN apt-get update && apt-get install -y python3 python3-pip\nRUN pip3 install tensorflow-gpu==2.4.0\n"
+    for base, lacks in ABSENT_BASES:
+        path = tmp_path / base.replace("/", "_").replace(":", "_") / "Dockerfile"
+        path.parent.mkdir()
+        path.write_text(f"FROM {base}\n{install}")
+        rc, report = check_json(run_cli, str(path), "--driver", "535.104.05")
+        assert rc == 1, (base, report["findings"])
+        [error] = [f for f in report["findings"] if f["rule"] == "target-incompatible"]
+        assert error["line"] == 3 and "from the system; there is none" in error["message"], (base, error)
+        says_cuda = "built for CUDA 11.0, which" in error["message"]
+        assert "cuDNN" in error["message"] and says_cuda == ("cuda" in lacks), (base, error)
+    unknown = tmp_path / "unknown" / "Dockerfile"
+    unknown.parent.mkdir()
+    unknown.write_text(f"FROM registry.example.org/team/base:stable\n{install}")
+    rc, report = check_json(run_cli, str(unknown), "--driver", "535.104.05")
+    assert rc == 0 and [f["rule"] for f in report["findings"]] == ["image-not-checked"], report["findings"]

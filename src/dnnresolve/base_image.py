@@ -43,6 +43,7 @@ _PARSE: dict[str, Callable[[str], object]] = {
     "python": PythonVersion.parse,
 }
 _UBUNTU = {"bionic": "18.04", "focal": "20.04", "jammy": "22.04", "noble": "24.04", "xenial": "16.04"}
+_NO_CUDA_LIBS = frozenset({"cuda", "cudnn"})  # an OS, Python or conda image: no CUDA libraries until a step adds them
 _NO_CUDA = ("continuumio/miniconda3", "continuumio/anaconda3", "condaforge/miniforge3", "mambaorg/micromamba")
 TORCH_IMAGE_SOURCE = "https://hub.docker.com/r/pytorch/pytorch/tags"
 TF_IMAGE_SOURCE = "https://www.tensorflow.org/install/docker"
@@ -64,6 +65,7 @@ class BaseImage:
     replacement: str = ""  # a published tag with the same CUDA and cuDNN, for a deleted one
     source: str = ""
     notes: list[str] = field(default_factory=list)
+    absent: frozenset[str] = frozenset()  # of "cuda", "cudnn": what this image is known not to have
 
 
 def parse_ref(ref: str) -> tuple[str, str]:
@@ -110,14 +112,17 @@ def resolve(ref: str, matrix: Matrix) -> BaseImage:
         m = _PYTHON_TAG.match(tag)
         if m:
             return BaseImage(
-                ref, python=PythonVersion.parse(m.group("python")), source="https://hub.docker.com/_/python"
+                ref,
+                python=PythonVersion.parse(m.group("python")),
+                source="https://hub.docker.com/_/python",
+                absent=_NO_CUDA_LIBS,
             )
     if name == "ubuntu":
         version = _UBUNTU.get(tag, tag)
         if re.fullmatch(r"\d\d\.\d\d", version):
-            return BaseImage(ref, os=f"ubuntu{version}")
+            return BaseImage(ref, os=f"ubuntu{version}", absent=_NO_CUDA_LIBS)
     if name in _NO_CUDA:
-        return BaseImage(ref)
+        return BaseImage(ref, absent=_NO_CUDA_LIBS)
     return _from_tag(ref, tag)
 
 
@@ -159,7 +164,9 @@ def _cuda_image(ref: str, tag: str, matrix: Matrix) -> BaseImage:
         )
     published = [r for r in rows if not r.deleted]
     row = (published or rows)[-1]
-    image = BaseImage(ref, os=os_name or "", cuda=row.cuda, cudnn=row.cudnn, source=row.source)
+    # a tag without "cudnnN" is an image without cuDNN (NVIDIA's image sources install it only in those)
+    absent = frozenset() if row.cudnn is not None else frozenset({"cudnn"})
+    image = BaseImage(ref, os=os_name or "", cuda=row.cuda, cudnn=row.cudnn, source=row.source, absent=absent)
     if not published:
         image.deleted = True
         image.replacement = _replacement(row, flavour, os_name or "", matrix)

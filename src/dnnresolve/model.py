@@ -414,6 +414,8 @@ class Runtime:
     machine: str = ""  # CPU architecture as the target Python reports it: "x86_64", "aarch64"
     glibc: str = ""  # "2.17"
     conda_env: str = ""  # CONDA_DEFAULT_ENV, the active env's name
+    # facts known to be missing, not merely unknown: "cuda", "cudnn" of a container image that has none
+    absent: set[str] = field(default_factory=set)
 
     @property
     def active_cuda(self) -> CudaInstall | None:

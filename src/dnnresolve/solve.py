@@ -700,6 +700,9 @@ def system_cuda_ok(build: CudaVersion, have: CudaVersion) -> bool:
 def _check_system_cuda(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime) -> Check:
     needed = f"CUDA {cuda}" + (" (same major.minor)" if cuda.major < 11 else f" (or a newer {cuda.major}.x)")
     if not runtime.cuda:
+        if "cuda" in runtime.absent:
+            why = f"built for CUDA {cuda}, which it loads from the system; there is none"
+            return Check("cuda", Status.FAIL, why, needed, "none", row.source)
         return Check("cuda", Status.UNKNOWN, "no CUDA toolkit known on this machine", needed, "", row.source)
     active = runtime.cuda[0]
     if system_cuda_ok(cuda, active.version):
@@ -729,6 +732,9 @@ def _check_system_cudnn(row: FrameworkRelease, cuda: CudaVersion, runtime: Runti
         if row.cudnn_optional:
             why = "no cuDNN known on this machine; the release runs without it, only its cuDNN features need one"
             return Check("cudnn", Status.OK, why, needed, "none", row.source)
+        if "cudnn" in runtime.absent:
+            why = "it loads cuDNN from the system; there is none"
+            return Check("cudnn", Status.FAIL, why, needed, "none", row.source)
         return Check("cudnn", Status.UNKNOWN, "no cuDNN known on this machine", needed, "", row.source)
     has = str(active.version)
     accepting = [b for b in builds if cudnn_compatible(b, active.version, rule)]

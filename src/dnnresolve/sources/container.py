@@ -31,6 +31,7 @@ class Container:
     python: PythonVersion | None = None
     where: dict[str, str] = field(default_factory=dict)  # fact -> "Dockerfile:3 (FROM ...)"
     stepped: set[str] = field(default_factory=set)  # facts a step of the Dockerfile set (over the image's)
+    absent: set[str] = field(default_factory=set)  # "cuda", "cudnn": known not to be in the container
     resolved: bool = False
 
     def resolve(self, matrix: Matrix, source: SourceFile) -> None:
@@ -66,6 +67,10 @@ class Container:
             if value and (key not in self.stepped or _refines(value, getattr(self, key))):
                 setattr(self, key, value)
                 self.where[key] = where
+        for key in image.absent:
+            if getattr(self, key) is None:
+                self.absent.add(key)
+                self.where[key] = f"{where}: none in this image"
         if self.python is None and self.os and "python3" in self.where:
             python, page = os_python(self.os, matrix)
             if python is not None:
@@ -86,6 +91,7 @@ class Container:
             [CudnnInstall(self.cudnn, "", self.where["cudnn"], loads_first=True)] if self.cudnn is not None else []
         )
         runtime.python = self.python
+        runtime.absent = set(self.absent)
         runtime.conda_prefix = runtime.conda_env = ""
         runtime.modules = []
         runtime.packages = []
