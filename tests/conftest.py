@@ -22,6 +22,10 @@ def pytest_configure(config: pytest.Config) -> None:
     the developer's ~/.cache (run_cli gives each command its own)."""
     import tempfile
 
+    # a terminal's size is each test's to give: pytest-xdist's workers inherit COLUMNS=80 and LINES=24, which made
+    # a command run on a 120-column pseudo-terminal fit 80 columns
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
     if not os.environ.get("DNNRESOLVE_CACHE_DIR"):
         os.environ["DNNRESOLVE_CACHE_DIR"] = _SESSION_CACHE[0] = tempfile.mkdtemp(prefix="dnnresolve-test-cache-")
 

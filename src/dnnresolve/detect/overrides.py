@@ -66,7 +66,7 @@ def copy_runtime(base: Runtime) -> Runtime:
     """A copy of ``base`` that shares no list or dict with it. What they hold (GPUs, installs, versions, strings) is
     immutable, so this is ``copy.deepcopy``'s answer without its cost (a millisecond and the import of ``copy``
     and ``weakref`` at every start-up)."""
-    return replace(base, **{k: type(v)(v) for k, v in vars(base).items() if isinstance(v, (list, dict))})
+    return replace(base, **{k: type(v)(v) for k, v in vars(base).items() if isinstance(v, (list, dict, set))})
 
 
 def _set_driver(rt: Runtime, value: str, label: str, matrix: Matrix | None) -> None:
