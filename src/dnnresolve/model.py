@@ -12,7 +12,16 @@ from .compat import CudnnRule
 from .pkgname import canonicalize_name
 from .records import field, record, replace
 from .specs import InvalidRequirement, exact_version, parse_requirement
-from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
+from .versions import (
+    BuildTag,
+    ComputeCapability,
+    CudaVersion,
+    CudnnVersion,
+    DriverVersion,
+    PythonVersion,
+    parse_build_tag,
+    parse_conda_build,
+)
 
 # ---------------------------------------------------------------- matrix rows
 
@@ -355,6 +364,25 @@ class InstalledPackage:
     name: str
     version: str
     location: str = ""
+    installer: str = ""  # "conda" for a package conda installed (its conda-meta record); "" for pip's
+    build: str = ""  # conda's build string: ``py3.9_cuda11.3_cudnn8.3.2_0``
+    channel: str = ""  # the conda channel it came from
+
+    @property
+    def by_conda(self) -> bool:
+        return self.installer == "conda"
+
+    def build_tag(self) -> BuildTag:
+        """The build it is: a conda package's from its build string, a wheel's from its local version label."""
+        return parse_conda_build(self.build) if self.by_conda else parse_build_tag(self.version)
+
+    def describe(self) -> str:
+        """``torch 1.12.1 (conda, CUDA 11.3 build)``, ``torch 2.1.0+cu118``."""
+        if not self.by_conda:
+            return f"{self.name} {self.version}"
+        tag = self.build_tag()
+        build = f"CUDA {tag.cuda} build" if tag.cuda is not None else "CPU build" if tag.kind == "cpu" else self.build
+        return f"{self.name} {self.version} (conda{', ' + build if build else ''})"
 
 
 @record(frozen=True)

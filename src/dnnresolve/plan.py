@@ -40,7 +40,7 @@ from .solve import (
 )
 from .specs import parse_requirement
 from .steps import Step
-from .versions import PythonVersion, parse_build_tag
+from .versions import PythonVersion
 
 # Lower is better. Options with equal weight keep the order they were made in.
 WEIGHT_NOTHING, WEIGHT_MODULE, WEIGHT_VARIANT, WEIGHT_ENV, WEIGHT_OTHER_RELEASE, WEIGHT_MANUAL, WEIGHT_ROOT = range(7)
@@ -193,7 +193,7 @@ def _installed_is(r: RequirementResult, c: Candidate) -> bool:
     any) names that build (``+cpu`` the CPU build, ``+cu118`` the CUDA 11.8 one)."""
     if r.installed is None or str(c.release.version) != r.installed.version.split("+")[0]:
         return False
-    tag = parse_build_tag(r.installed.version)
+    tag = r.installed.build_tag()
     if tag.kind == "cpu":
         return c.cuda is None
     if tag.is_cuda and tag.cuda is not None:
@@ -205,7 +205,7 @@ def _replacing_installed(r: RequirementResult, options: list[Option]) -> None:
     """pip keeps an installed 2.1.0+cpu for ``torch==2.1.0`` (a local tag still matches): an option that installs
     another build of the installed release removes that one first."""
     installed = r.installed
-    if installed is None or parse_build_tag(installed.version).kind in ("", "other"):
+    if installed is None or installed.by_conda or installed.build_tag().kind in ("", "other"):
         return
     for o in options:
         c = o.candidate

@@ -30,7 +30,7 @@ from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime, Wh
 from .pkgname import canonicalize_name
 from .records import field, record
 from .specs import InvalidRequirement, Requirement, exact_version, parse_requirement
-from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
+from .versions import ComputeCapability, CudaVersion, CudnnVersion
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
 _DEFAULT_RULES = {"torch": CudnnRule.TORCH, "jax": CudnnRule.AT_LEAST, "jaxlib": CudnnRule.AT_LEAST}
@@ -165,7 +165,7 @@ class RequirementResult:
         best = self.best
         if self.installed is None or best is None:
             return False
-        tag = parse_build_tag(self.installed.version)
+        tag = self.installed.build_tag()
         if tag.kind == "cpu":
             return best.cuda is None
         if tag.is_cuda and tag.cuda is not None:

@@ -19,6 +19,7 @@ class CondaPackage:
     version: str
     build: str
     record: str  # the conda-meta file, as a target path
+    channel: str = ""  # as the record names it: "pytorch", "https://conda.anaconda.org/conda-forge/linux-64"
 
 
 @record
@@ -61,7 +62,8 @@ def _read_record(ctx: ProbeContext, meta_file: str) -> CondaPackage | None:
     except ValueError:
         data = None
     if isinstance(data, dict) and isinstance(data.get("name"), str) and isinstance(data.get("version"), str):
-        return CondaPackage(data["name"], data["version"], str(data.get("build", "")), meta_file)
+        channel = data.get("channel")
+        return CondaPackage(data["name"], data["version"], str(data.get("build", "")), meta_file, _channel(channel))
     # An unreadable record still names the package: NAME-VERSION-BUILD.json
     m = re.fullmatch(r"(.+)-([^-]+)-([^-]+)\.json", meta_file.rsplit("/", 1)[-1])
     if m:
@@ -69,3 +71,18 @@ def _read_record(ctx: ProbeContext, meta_file: str) -> CondaPackage | None:
         return CondaPackage(m.group(1), m.group(2), m.group(3), meta_file)
     ctx.note(f"{meta_file}: not a conda package record")
     return None
+
+
+def _channel(channel: object) -> str:
+    """A channel's name: conda writes a name (``pytorch``) or a URL (``https://conda.anaconda.org/conda-forge/linux-64``)."""
+    if not isinstance(channel, str):
+        return ""
+    parts = [p for p in channel.split("/") if p]
+    if channel.startswith(("http://", "https://")) and len(parts) >= 3:
+        parts = parts[2:]  # after the scheme and the host
+        if parts and parts[-1] in _SUBDIRS:
+            parts = parts[:-1]
+    return "/".join(parts)
+
+
+_SUBDIRS = {"linux-64", "linux-aarch64", "linux-ppc64le", "osx-64", "osx-arm64", "win-64", "noarch"}
