@@ -436,6 +436,7 @@ class Runtime:
     machine: str = ""  # CPU architecture as the target Python reports it: "x86_64", "aarch64"
     glibc: str = ""  # "2.17"
     conda_env: str = ""  # CONDA_DEFAULT_ENV, the active env's name
+    conda_cuda: CudaVersion | None = None  # the CUDA its pytorch-cuda / cuda-version / cudatoolkit holds it to
 
     @property
     def active_cuda(self) -> CudaInstall | None:

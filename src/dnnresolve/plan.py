@@ -15,6 +15,7 @@ from .driver_levels import DRIVER_BOUND, DriverUpgrade, driver_upgrade
 from .matrix import Matrix
 from .model import Runtime
 from .other_releases import other_releases
+from .plan_conda import in_conda_env
 from .plansteps import (
     env_name,
     env_python,
@@ -125,6 +126,7 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
         options.extend(_plain_form(best, runtime, matrix))
         options.extend(_other_variants(r, best, runtime))
         options.extend(_other_releases(r, runtime, matrix))
+    options = in_conda_env(r, options, runtime)
     options.sort(key=lambda o: (o.needs_root, o.weight))
     _replacing_installed(r, options)
     message = _newest_for_this_os(r, runtime, matrix) if not options and "os" in failing else ""

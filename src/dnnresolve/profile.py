@@ -61,7 +61,7 @@ def runtime_to_json(rt: Runtime) -> dict[str, Any]:
             "glibc": rt.glibc,
         },
         "packages": [_package_json(p) for p in rt.packages],
-        "conda": {"prefix": rt.conda_prefix, "env": rt.conda_env},
+        "conda": {"prefix": rt.conda_prefix, "env": rt.conda_env, "cuda": _s(rt.conda_cuda)},
         "modules": [
             {"name": m.name, "version": m.version, "loaded": m.loaded, "modulefile": m.modulefile} for m in rt.modules
         ],
@@ -231,6 +231,7 @@ def runtime_from_json(data: Any, file: str) -> Runtime:
     conda = r.get(data, "conda", dict, "", {})
     rt.conda_prefix = r.get(conda, "prefix", str, "conda.", "")
     rt.conda_env = r.get(conda, "env", str, "conda.", "")
+    rt.conda_cuda = r.version(conda, "cuda", CudaVersion.parse, "conda.")
     for where, m in r.items(data, "modules"):
         name = r.get(m, "name", str, where, "")
         if not name:

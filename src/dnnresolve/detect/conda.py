@@ -10,6 +10,7 @@ import json
 import re
 
 from ..records import field, record
+from ..versions import CudaVersion, VersionError
 from .context import ProbeContext
 
 
@@ -30,6 +31,23 @@ class CondaReport:
 
     def find(self, *names: str) -> list[CondaPackage]:
         return [p for p in self.packages if p.name in names]
+
+
+# the packages that pin an environment's CUDA, strongest first: PyTorch's pytorch-cuda and NVIDIA's cuda-version are
+# pins with no libraries of their own; cudatoolkit and the cuda-* runtime packages are the libraries themselves
+_CUDA_PINS = ("pytorch-cuda", "cuda-version", "cudatoolkit", "cuda-runtime", "cuda-cudart")
+
+
+def env_cuda(report: CondaReport) -> tuple[CudaVersion, str] | None:
+    """The CUDA series the environment is held to, and the record that says so: one conda environment holds one
+    CUDA, and conda keeps every later install to it."""
+    for name in _CUDA_PINS:
+        for pkg in report.find(name):
+            try:
+                return CudaVersion.parse(".".join(pkg.version.split(".")[:2])).series, f"conda {pkg.name} {pkg.version}"
+            except VersionError:
+                continue
+    return None
 
 
 def probe(ctx: ProbeContext) -> CondaReport:

@@ -179,6 +179,9 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = fr
     rt.conda_prefix, rt.conda_env = env_conda.prefix, env_conda.env_name
     if env_conda.prefix:
         rt.sources["conda"] = "$CONDA_PREFIX"
+    pinned = conda.env_cuda(env_conda)
+    if pinned is not None:
+        rt.conda_cuda, rt.sources["conda_cuda"] = pinned
     rt.modules = [Module(m.name, m.version, m.loaded, mods.files.get(m.full, "")) for m in mods.modules]
     if any(not m.loaded for m in mods.modules):
         rt.sources["modules"] = "$MODULEPATH" + (f", {mods.tool} avail" if mods.tool and ctx.run_programs else "")
