@@ -68,8 +68,6 @@ from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError
 
 # what an environment file names to set up the environment itself (its Python, CUDA, cuDNN, pip), not to install
 _ENVIRONMENT = frozenset((*CONDA_CUDA, *CONDA_CUDA_VARIANT, "cudnn", "python", "pip"))
-# conda packages that are never a framework, whatever a recipe lists first
-_NOT_FRAMEWORKS = _ENVIRONMENT | {"cpuonly"}
 _GPU_NAME = re.compile(r"cuda|cudnn|gpu|nvidia|tensorrt|cupy|triton|(^|-)cu\d+")
 
 
@@ -97,16 +95,9 @@ class _Memo:
 
     @property
     def conda_names(self) -> dict[str, str]:
-        """The matrix package each conda package name installs, from the rows' conda recipes; read at the first
-        conda line (every framework row is built for it)."""
+        """The matrix package each conda package name installs (``Matrix.conda_names``: its conda recipes)."""
         if self._conda_names is None:
-            self._conda_names = {}
-            for row in self.matrix.frameworks:
-                for recipe in row.install:
-                    if recipe.kind == "conda" and recipe.packages:
-                        first = re.split(r"[=<>! ]", recipe.packages[0])[0].lower()
-                        if first not in _NOT_FRAMEWORKS:  # a recipe may only bring CUDA and cuDNN (TF on Windows)
-                            self._conda_names.setdefault(first, row.package)
+            self._conda_names = self.matrix.conda_names()
         return self._conda_names
 
 

@@ -20,7 +20,7 @@ from .matrix import Matrix
 from .model import Runtime
 from .solve import solve_requirement
 from .sources.interface import LocatedRequirement
-from .versions import CudaVersion, VersionError
+from .versions import CudaVersion, VersionError, parse_conda_build
 
 # conda packages that set the CUDA (or cuDNN) of an environment rather than install a framework
 CONDA_CUDA = ("cudatoolkit", "cuda-version", "cuda-toolkit", "cuda-runtime", "cuda-cudart", "cuda")
@@ -29,10 +29,6 @@ FEATURE_SOURCE = (
     "https://github.com/pytorch/builder/blob/802ebf7c272a96c1954fcdea30e0168aa19942f4/conda/cuda92/meta.yaml"
 )
 _FEATURE = re.compile(r"cuda(\d)(\d)|cuda(1\d)(\d)")
-# a build string or a pattern of one (``*cuda11.3*``, ``cuda112*``)
-_BUILD_DOTTED = re.compile(r"(?:^|[_*])cuda(\d+\.\d+)")
-_BUILD_PACKED = re.compile(r"(?:^|[_*])cuda(\d{2,3})(?=py|_|h|\*|$)")
-_BUILD_CPU = re.compile(r"(?:^|[_*])cpu(?:_|$|py|\*)")
 
 
 def feature_cuda(name: str) -> CudaVersion | None:
@@ -52,22 +48,10 @@ def is_environment(name: str) -> bool:
 def build_selects(build: str) -> tuple[CudaVersion | None, bool] | None:
     """(CUDA, CPU build) a conda build string names: ``py3.9_cuda11.3_cudnn8.3.2_0`` -> 11.3, ``cuda112py39h...``
     -> 11.2, ``cpu_py39h...`` -> the CPU build; None when it names neither."""
-    b = build.strip().lower()
-    if not b:
-        return None
-    m = _BUILD_DOTTED.search(b)
-    if m is not None:
-        try:
-            return CudaVersion.parse(m.group(1)), False
-        except VersionError:
-            return None
-    m = _BUILD_PACKED.search(b)
-    if m is not None:
-        digits = m.group(1)
-        return CudaVersion((int(digits[:-1]), int(digits[-1]))), False
-    if _BUILD_CPU.search(b):
-        return None, True
-    return None
+    tag = parse_conda_build(build)
+    if tag.is_cuda:
+        return tag.cuda, False
+    return (None, True) if tag.kind == "cpu" else None
 
 
 def environment_selects(requirements: Sequence[LocatedRequirement]) -> tuple[CudaVersion | None, bool, str] | None:

@@ -129,6 +129,7 @@ class Matrix:
         self._plain: dict[tuple[str, str], list[Any]] = {}  # cached rows, unmarshalled once
         self._driver_tables: dict[str, DriverTable] = {}
         self._names: list[str] | None = None
+        self._conda_names: dict[str, str] | None = None
         self._cuda_rows: dict[CudaVersion, CudaRelease | None] = {}
         self._cuda_name_index: dict[str, CudaName] | None = None
 
@@ -267,6 +268,16 @@ class Matrix:
                         seen.setdefault(n, None)
                 self._names = list(seen)
         return list(self._names)
+
+    def conda_names(self) -> dict[str, str]:
+        """The matrix package each conda package name installs (``pytorch`` -> torch, ``cupy`` -> the cupy rows'),
+        from the rows' conda recipes (computed once; a compiled matrix holds it)."""
+        if self._conda_names is None:
+            if "frameworks" not in self._built and "conda_names" in self._cached.meta:
+                self._conda_names = dict(self._cached.meta["conda_names"])
+            else:
+                self._conda_names = conda_names_of(self.frameworks)
+        return dict(self._conda_names)
 
     def releases(self, package: str, os_name: str | None = None) -> list[FrameworkRelease]:
         """Rows for a package (or an alias), oldest first."""
@@ -631,7 +642,27 @@ def compiled_form(
         for key, rows_of in naming.items():
             for text in dict.fromkeys(d.get(key, ())):
                 rows_of.setdefault(text, []).append(i)
-    return blobs, {"names": matrix.packages(), "gpu_keys": gpu_keys, "naming": naming}
+    meta = {"names": matrix.packages(), "gpu_keys": gpu_keys, "naming": naming}
+    return blobs, {**meta, "conda_names": conda_names_of(matrix.frameworks)}
+
+
+_CONDA_ENVIRONMENT = re.compile(r"cudatoolkit|cudnn|cuda|cuda-.*|cuda\d+|pytorch-cuda|cpuonly|python|pip")
+
+
+def conda_names_of(frameworks: list[FrameworkRelease]) -> dict[str, str]:
+    """conda name -> matrix package: the first package of each conda recipe that sets up no environment (a
+    recipe may bring only CUDA and cuDNN, as TensorFlow's on Windows); the first row to name it wins."""
+    names: dict[str, str] = {}
+    for row in frameworks:
+        for recipe in row.install:
+            if recipe.kind != "conda":
+                continue
+            for spec in recipe.packages:
+                name = re.split(r"[=<>! ]", spec, maxsplit=1)[0].lower()
+                if not _CONDA_ENVIRONMENT.fullmatch(name):
+                    names.setdefault(name, row.package)
+                    break
+    return names
 
 
 def _check_overlaps(matrix: Matrix) -> None:

@@ -9,7 +9,16 @@ from .compat import CudnnRule
 from .pkgname import canonicalize_name
 from .records import field, record, replace
 from .specs import InvalidRequirement, exact_version, parse_requirement
-from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
+from .versions import (
+    BuildTag,
+    ComputeCapability,
+    CudaVersion,
+    CudnnVersion,
+    DriverVersion,
+    PythonVersion,
+    parse_build_tag,
+    parse_conda_build,
+)
 
 if TYPE_CHECKING:  # packaging loads where a release is compared, not with every command that imports the model
     from packaging.specifiers import SpecifierSet
@@ -361,6 +370,25 @@ class InstalledPackage:
     name: str
     version: str
     location: str = ""
+    installer: str = ""  # "conda" for a package conda installed (its conda-meta record); "" for pip's
+    build: str = ""  # conda's build string: ``py3.9_cuda11.3_cudnn8.3.2_0``
+    channel: str = ""  # the conda channel it came from
+
+    @property
+    def by_conda(self) -> bool:
+        return self.installer == "conda"
+
+    def build_tag(self) -> BuildTag:
+        """The build it is: a conda package's from its build string, a wheel's from its local version label."""
+        return parse_conda_build(self.build) if self.by_conda else parse_build_tag(self.version)
+
+    def describe(self) -> str:
+        """``torch 1.12.1 (conda, CUDA 11.3 build)``, ``torch 2.1.0+cu118``."""
+        if not self.by_conda:
+            return f"{self.name} {self.version}"
+        tag = self.build_tag()
+        build = f"CUDA {tag.cuda} build" if tag.cuda is not None else "CPU build" if tag.kind == "cpu" else self.build
+        return f"{self.name} {self.version} (conda{', ' + build if build else ''})"
 
 
 @record(frozen=True)
@@ -416,6 +444,7 @@ class Runtime:
     conda_env: str = ""  # CONDA_DEFAULT_ENV, the active env's name
     # facts known to be missing, not merely unknown: "cuda", "cudnn" of a container image that has none
     absent: set[str] = field(default_factory=set)
+    conda_cuda: CudaVersion | None = None  # the CUDA its pytorch-cuda / cuda-version / cudatoolkit holds it to
 
     @property
     def active_cuda(self) -> CudaInstall | None:

@@ -15,6 +15,7 @@ from .driver_levels import DRIVER_BOUND, DriverUpgrade, driver_upgrade
 from .matrix import Matrix
 from .model import Runtime
 from .other_releases import other_releases
+from .plan_conda import in_conda_env
 from .plansteps import (
     env_name,
     env_python,
@@ -40,7 +41,7 @@ from .solve import (
 )
 from .specs import parse_requirement
 from .steps import Step
-from .versions import PythonVersion, parse_build_tag
+from .versions import PythonVersion
 
 # Lower is better. Options with equal weight keep the order they were made in.
 WEIGHT_NOTHING, WEIGHT_MODULE, WEIGHT_VARIANT, WEIGHT_ENV, WEIGHT_OTHER_RELEASE, WEIGHT_MANUAL, WEIGHT_ROOT = range(7)
@@ -125,6 +126,7 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
         options.extend(_plain_form(best, runtime, matrix))
         options.extend(_other_variants(r, best, runtime))
         options.extend(_other_releases(r, runtime, matrix))
+    options = in_conda_env(r, options, runtime)
     options.sort(key=lambda o: (o.needs_root, o.weight))
     _replacing_installed(r, options)
     message = _newest_for_this_os(r, runtime, matrix) if not options and "os" in failing else ""
@@ -193,7 +195,7 @@ def _installed_is(r: RequirementResult, c: Candidate) -> bool:
     any) names that build (``+cpu`` the CPU build, ``+cu118`` the CUDA 11.8 one)."""
     if r.installed is None or str(c.release.version) != r.installed.version.split("+")[0]:
         return False
-    tag = parse_build_tag(r.installed.version)
+    tag = r.installed.build_tag()
     if tag.kind == "cpu":
         return c.cuda is None
     if tag.is_cuda and tag.cuda is not None:
@@ -205,7 +207,7 @@ def _replacing_installed(r: RequirementResult, options: list[Option]) -> None:
     """pip keeps an installed 2.1.0+cpu for ``torch==2.1.0`` (a local tag still matches): an option that installs
     another build of the installed release removes that one first."""
     installed = r.installed
-    if installed is None or parse_build_tag(installed.version).kind in ("", "other"):
+    if installed is None or installed.by_conda or installed.build_tag().kind in ("", "other"):
         return
     for o in options:
         c = o.candidate

@@ -19,7 +19,6 @@ from .versions import (
     DriverVersion,
     PythonVersion,
     VersionError,
-    parse_build_tag,
 )
 
 SCHEMA = "dnnresolve-runtime/1"
@@ -62,7 +61,7 @@ def runtime_to_json(rt: Runtime) -> dict[str, Any]:
             "glibc": rt.glibc,
         },
         "packages": [_package_json(p) for p in rt.packages],
-        "conda": {"prefix": rt.conda_prefix, "env": rt.conda_env},
+        "conda": {"prefix": rt.conda_prefix, "env": rt.conda_env, "cuda": _s(rt.conda_cuda)},
         "modules": [
             {"name": m.name, "version": m.version, "loaded": m.loaded, "modulefile": m.modulefile} for m in rt.modules
         ],
@@ -104,8 +103,10 @@ def fact_sources(rt: Runtime) -> dict[str, str]:
 
 def _package_json(p: InstalledPackage) -> dict[str, Any]:
     d: dict[str, Any] = {"name": p.name, "version": p.version, "location": p.location}
+    if p.by_conda:
+        d["conda"] = {"build": p.build, "channel": p.channel}
     try:
-        tag = parse_build_tag(p.version)
+        tag = p.build_tag()
     except VersionError:
         return d
     if tag.kind:
@@ -220,10 +221,17 @@ def runtime_from_json(data: Any, file: str) -> Runtime:
         name, version = r.get(p, "name", str, where, ""), r.get(p, "version", str, where, "")
         if not name or not version:
             raise r.fail(f"{where}{'name' if not name else 'version'}", "missing")
-        rt.packages.append(InstalledPackage(name, version, r.get(p, "location", str, where, "")))
+        conda = r.get(p, "conda", dict, where, {})
+        build = r.get(conda, "build", str, f"{where}conda.", "")
+        channel = r.get(conda, "channel", str, f"{where}conda.", "")
+        installer = "conda" if "conda" in p else ""
+        rt.packages.append(
+            InstalledPackage(name, version, r.get(p, "location", str, where, ""), installer, build, channel)
+        )
     conda = r.get(data, "conda", dict, "", {})
     rt.conda_prefix = r.get(conda, "prefix", str, "conda.", "")
     rt.conda_env = r.get(conda, "env", str, "conda.", "")
+    rt.conda_cuda = r.version(conda, "cuda", CudaVersion.parse, "conda.")
     for where, m in r.items(data, "modules"):
         name = r.get(m, "name", str, where, "")
         if not name:

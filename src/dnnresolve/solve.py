@@ -30,7 +30,7 @@ from .model import CudnnInstall, FrameworkRelease, InstalledPackage, Runtime, Wh
 from .pkgname import canonicalize_name
 from .records import field, record
 from .specs import InvalidRequirement, Requirement, exact_version, parse_requirement
-from .versions import ComputeCapability, CudaVersion, CudnnVersion, parse_build_tag
+from .versions import ComputeCapability, CudaVersion, CudnnVersion
 
 # Frameworks whose early releases compare cuDNN like TensorFlow did, when a row names no rule.
 _DEFAULT_RULES = {"torch": CudnnRule.TORCH, "jax": CudnnRule.AT_LEAST, "jaxlib": CudnnRule.AT_LEAST}
@@ -109,6 +109,7 @@ class RequirementResult:
     candidates: list[Candidate] = field(default_factory=list)
     installed: InstalledPackage | None = None
     build_named: bool = False  # a local tag, a post release or an index picked the build (candidates hold only it)
+    conda_cuda: CudaVersion | None = None  # conda installed the package, in an environment held to this CUDA
 
     @property
     def requested(self) -> list[Candidate]:
@@ -126,6 +127,10 @@ class RequirementResult:
         cands = self.requested
         if self.build_named:
             return cands
+        if self.conda_cuda is not None:  # conda installs the build of the environment's CUDA, where there is one
+            held = [c for c in cands if c.cuda is not None and c.cuda.series == self.conda_cuda and _has_conda(c)]
+            if held:
+                return held
         return [c for c in cands if _is_pypi_build(c.release, c.cuda)] or cands
 
     @property
@@ -165,7 +170,7 @@ class RequirementResult:
         best = self.best
         if self.installed is None or best is None:
             return False
-        tag = parse_build_tag(self.installed.version)
+        tag = self.installed.build_tag()
         if tag.kind == "cpu":
             return best.cuda is None
         if tag.is_cuda and tag.cuda is not None:
@@ -182,6 +187,10 @@ class SolveResult:
     @property
     def satisfied(self) -> bool:
         return all(r.satisfied for r in self.results) and not self.conflicts
+
+
+def _has_conda(c: Candidate) -> bool:
+    return c.release.recipe(c.cuda, kind="conda") is not None
 
 
 def _preference(row: FrameworkRelease, cuda: CudaVersion | None) -> tuple[bool, int]:
@@ -270,6 +279,8 @@ def solve_requirement(
     if req.extras:  # the extras choose the form: jax[cuda12_local] loads the system's CUDA, jax[cuda12] brings it
         rows = [r.with_extras(req.extras) for r in rows]
     result = RequirementResult(req, name, known=True, installed=installed, build_named=art.build_named)
+    if installed is not None and installed.by_conda and runtime.conda_prefix:
+        result.conda_cuda = runtime.conda_cuda
     if art.cpu:
         variant = None
     # what is installed already is what runs (doctor reads its build); otherwise the form the requirement is in

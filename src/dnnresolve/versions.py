@@ -342,6 +342,31 @@ def parse_build_tag(version: str) -> BuildTag:
     return BuildTag("other", None, label)
 
 
+# a conda build string or a pattern of one: ``py3.9_cuda11.3_cudnn8.3.2_0``, ``cuda112py39h...``, ``cpu_py39h...``
+_CONDA_DOTTED = re.compile(r"(?:^|[_*])cuda(\d+\.\d+)")
+_CONDA_PACKED = re.compile(r"(?:^|[_*])cuda(\d{2,3})(?=py|_|h|\*|$)")
+_CONDA_CPU = re.compile(r"(?:^|[_*])cpu(?:_|$|py|\*)")
+
+
+def parse_conda_build(build: str) -> BuildTag:
+    """What a conda build string says of its build: ``py3.9_cuda11.3_cudnn8.3.2_0`` -> cuda 11.3, ``cuda112py39h...``
+    -> cuda 11.2, ``py3.9_cpu_0`` -> cpu; kind "" when it names neither."""
+    b = build.strip().lower()
+    m = _CONDA_DOTTED.search(b)
+    if m is not None:
+        try:
+            return BuildTag("cuda", CudaVersion.parse(m.group(1)), b)
+        except VersionError:
+            return BuildTag("", None, b)
+    m = _CONDA_PACKED.search(b)
+    if m is not None:
+        digits = m.group(1)
+        return BuildTag("cuda", CudaVersion((int(digits[:-1]), int(digits[-1]))), b)
+    if _CONDA_CPU.search(b):
+        return BuildTag("cpu", None, b)
+    return BuildTag("", None, b)
+
+
 def _as_int(number: int | str, kind: str) -> int:
     if isinstance(number, bool):
         raise VersionError(f"not an encoded {kind}: {number!r}")

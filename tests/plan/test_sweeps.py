@@ -40,8 +40,8 @@ from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, Dr
 # 2.15.0 itself comes as its plain wheel (it loads CUDA and cuDNN from the system) further down
 NOT_FIRST = {"tensorflow==2.15.0"}
 # Found by the sweep: a row whose form loads CUDA from the system and that states neither its cuDNN nor why not
-# (data to fill from the release's own page)
-CUDNN_UNSAID = {("cupy-cuda13x", "13.6.0")}
+# (data to fill from the release's own page); none left
+CUDNN_UNSAID: set[tuple[str, str]] = set()
 # what a row's note says when it states no cuDNN on purpose: none used, or none the sources state
 _NO_CUDNN_WHY = re.compile(
     r"cuDNN[^.;]*?(not stated|left out|not set|not confirmed|removed)|no cuDNN|without cuDNN", re.IGNORECASE

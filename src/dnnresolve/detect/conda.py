@@ -10,6 +10,7 @@ import json
 import re
 
 from ..records import field, record
+from ..versions import CudaVersion, VersionError
 from .context import ProbeContext
 
 
@@ -19,6 +20,7 @@ class CondaPackage:
     version: str
     build: str
     record: str  # the conda-meta file, as a target path
+    channel: str = ""  # as the record names it: "pytorch", "https://conda.anaconda.org/conda-forge/linux-64"
 
 
 @record
@@ -29,6 +31,23 @@ class CondaReport:
 
     def find(self, *names: str) -> list[CondaPackage]:
         return [p for p in self.packages if p.name in names]
+
+
+# the packages that pin an environment's CUDA, strongest first: PyTorch's pytorch-cuda and NVIDIA's cuda-version are
+# pins with no libraries of their own; cudatoolkit and the cuda-* runtime packages are the libraries themselves
+_CUDA_PINS = ("pytorch-cuda", "cuda-version", "cudatoolkit", "cuda-runtime", "cuda-cudart")
+
+
+def env_cuda(report: CondaReport) -> tuple[CudaVersion, str] | None:
+    """The CUDA series the environment is held to, and the record that says so: one conda environment holds one
+    CUDA, and conda keeps every later install to it."""
+    for name in _CUDA_PINS:
+        for pkg in report.find(name):
+            try:
+                return CudaVersion.parse(".".join(pkg.version.split(".")[:2])).series, f"conda {pkg.name} {pkg.version}"
+            except VersionError:
+                continue
+    return None
 
 
 def probe(ctx: ProbeContext) -> CondaReport:
@@ -61,7 +80,8 @@ def _read_record(ctx: ProbeContext, meta_file: str) -> CondaPackage | None:
     except ValueError:
         data = None
     if isinstance(data, dict) and isinstance(data.get("name"), str) and isinstance(data.get("version"), str):
-        return CondaPackage(data["name"], data["version"], str(data.get("build", "")), meta_file)
+        channel = data.get("channel")
+        return CondaPackage(data["name"], data["version"], str(data.get("build", "")), meta_file, _channel(channel))
     # An unreadable record still names the package: NAME-VERSION-BUILD.json
     m = re.fullmatch(r"(.+)-([^-]+)-([^-]+)\.json", meta_file.rsplit("/", 1)[-1])
     if m:
@@ -69,3 +89,18 @@ def _read_record(ctx: ProbeContext, meta_file: str) -> CondaPackage | None:
         return CondaPackage(m.group(1), m.group(2), m.group(3), meta_file)
     ctx.note(f"{meta_file}: not a conda package record")
     return None
+
+
+def _channel(channel: object) -> str:
+    """A channel's name: conda writes a name (``pytorch``) or a URL (``https://conda.anaconda.org/conda-forge/linux-64``)."""
+    if not isinstance(channel, str):
+        return ""
+    parts = [p for p in channel.split("/") if p]
+    if channel.startswith(("http://", "https://")) and len(parts) >= 3:
+        parts = parts[2:]  # after the scheme and the host
+        if parts and parts[-1] in _SUBDIRS:
+            parts = parts[:-1]
+    return "/".join(parts)
+
+
+_SUBDIRS = {"linux-64", "linux-aarch64", "linux-ppc64le", "osx-64", "osx-arm64", "win-64", "noarch"}

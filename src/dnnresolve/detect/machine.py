@@ -179,6 +179,9 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = fr
     rt.conda_prefix, rt.conda_env = env_conda.prefix, env_conda.env_name
     if env_conda.prefix:
         rt.sources["conda"] = "$CONDA_PREFIX"
+    pinned = conda.env_cuda(env_conda)
+    if pinned is not None:
+        rt.conda_cuda, rt.sources["conda_cuda"] = pinned
     rt.modules = [Module(m.name, m.version, m.loaded, mods.files.get(m.full, "")) for m in mods.modules]
     if any(not m.loaded for m in mods.modules):
         rt.sources["modules"] = "$MODULEPATH" + (f", {mods.tool} avail" if mods.tool and ctx.run_programs else "")
@@ -239,13 +242,19 @@ def _frameworks(
             or _build_kind(d.version) in ("cuda", "rocm")
         )
 
-    out = [InstalledPackage(d.name, d.version, d.location) for d in py.distributions if wanted(d)]
-    pip_names = {p.name for p in out}
+    out = {d.name: InstalledPackage(d.name, d.version, d.location) for d in py.distributions if wanted(d)}
+    # conda's names map to the matrix's through its conda recipes (pytorch -> torch); read only where conda is
+    conda_names = matrix.conda_names() if matrix is not None and env_conda.packages else {}
     for pkg in env_conda.packages:
         name = canonicalize_name(pkg.name)
-        if name in known and name not in pip_names:
-            out.append(InstalledPackage(name, pkg.version, pkg.record))
-    return out
+        name = conda_names.get(name, name) if name not in known else name
+        if name not in known:
+            continue
+        pip = out.get(name)
+        # a conda package installs its own dist-info: the same version there is conda's, another one pip's over it
+        if pip is None or pip.version.split("+")[0] == pkg.version:
+            out[name] = InstalledPackage(name, pkg.version, pkg.record, "conda", pkg.build, pkg.channel)
+    return list(out.values())
 
 
 def _build_kind(version: str) -> str:

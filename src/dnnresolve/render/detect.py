@@ -71,9 +71,13 @@ def rows(rt: Runtime) -> list[tuple[str, str, str]]:
     else:
         out.append(("Python", "none found", ""))
     for p in rt.packages:
-        out.append(("package", _package(p.name, p.version), p.location))
+        out.append(("package", p.describe() if p.by_conda else _package(p.name, p.version), p.location))
     if rt.conda_prefix:
         out.append(("conda env", rt.conda_env or rt.conda_prefix, rt.conda_prefix))
+    if rt.conda_cuda is not None:
+        out.append(
+            ("conda CUDA", f"{rt.conda_cuda} (the env holds every install to it)", rt.sources.get("conda_cuda", ""))
+        )
     loaded = [m.full for m in rt.modules if m.loaded]
     available = [m.full for m in rt.modules if not m.loaded]
     if loaded:

@@ -93,6 +93,7 @@ class Container:
         runtime.python = self.python
         runtime.absent = set(self.absent)
         runtime.conda_prefix = runtime.conda_env = ""
+        runtime.conda_cuda = None
         runtime.modules = []
         runtime.packages = []
         for key in ("cuda", "cudnn", "python"):

@@ -1,0 +1,173 @@
+"""Options in an active conda environment whose framework conda installed. No I/O.
+
+One conda environment holds one CUDA (``check_conda``): a pip install of the framework over conda's package leaves
+two installers fighting over one package, and a conda install whose build needs another cudatoolkit /
+cuda-version / pytorch-cuda than the environment holds either fails to solve or replaces the CUDA every other package
+there was built for. So, where conda installed the package an option would install with pip: a ``conda install``
+into this environment where the release's own conda recipe keeps the environment's CUDA, else a new environment
+(``conda create``) with the recipe's packages and channels, or with the option's own pip steps where the release has
+no conda recipe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .model import FrameworkRelease, InstalledPackage, InstallRecipe, Runtime
+from .pkgname import canonicalize_name
+from .plansteps import env_name, env_python
+from .solve import Candidate, RequirementResult
+from .specs import InvalidRequirement, parse_requirement
+from .steps import Step
+from .versions import CudaVersion, PythonVersion, VersionError
+
+if TYPE_CHECKING:
+    from .plan import Option
+
+WEIGHT_IN_ENV = 2  # plan.WEIGHT_VARIANT: a build of the release that fits what the environment has
+WEIGHT_NEW_ENV = 3  # plan.WEIGHT_ENV
+
+
+def conda_framework(r: RequirementResult, runtime: Runtime) -> InstalledPackage | None:
+    """The package conda installed that the requirement's options would install over, if any."""
+    if not runtime.conda_prefix:
+        return None
+    names = {r.package}
+    if r.best is not None:
+        names |= set(r.best.release.names)
+    return next((p for p in runtime.packages if p.by_conda and canonicalize_name(p.name) in names), None)
+
+
+def in_conda_env(r: RequirementResult, options: Sequence[Option], runtime: Runtime) -> list[Option]:
+    """``options`` with every pip install over conda's framework replaced by the conda way to the same build."""
+    installed = conda_framework(r, runtime)
+    if installed is None:
+        return list(options)
+    out: list[Option] = []
+    for o in options:
+        c = o.candidate
+        if c is None or not any(s.kind == "pip" and _installs(s, installed.name) for s in o.steps):
+            out.append(o)
+            continue
+        out.append(_conda_way(o, c, r, runtime, installed))
+    return out
+
+
+def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, installed: InstalledPackage) -> Option:
+    from .plan import Option
+
+    env = runtime.conda_cuda
+    held = f"CUDA {env} ({runtime.sources.get('conda_cuda', 'conda')})" if env is not None else "no CUDA pin"
+    fit = _fitting_build(c, r, runtime)
+    if fit is not None:
+        pick, same = fit
+        argv = ["conda", "install", "-y", *_channels(same), *_packages(same)]
+        build = f"its CUDA {pick.cuda} build" if pick.cuda is not None else "its CPU build"
+        title = (
+            f"install {pick.release.package} {pick.release.version} with conda into this environment: {build} keeps "
+            f"the environment's {held} (pip would install over conda's {installed.describe()})"
+        )
+        step = Step("conda", f"install {pick.release.package} {pick.release.version} with conda", tuple(argv))
+        steps = _replaced(o.steps, installed, [step])
+        return Option(title, steps, max(o.weight, WEIGHT_IN_ENV), o.resolves, o.notes, o.driver_upgrade, pick)
+    row = c.release
+    name = env_name(row)
+    rec = row.recipe(c.cuda, kind="conda")
+    py = _python(row, rec, runtime)
+    create = ["conda", "create", "-y", "-n", name]
+    if rec is not None:
+        create += [*_channels(rec), f"python={py}", *_packages(rec)]
+        steps = [
+            Step(
+                "conda", f"create a conda environment with Python {py} and the official conda packages", tuple(create)
+            ),
+            Step("conda", "activate it", ("conda", "activate", name)),
+        ]
+        steps = _replaced(o.steps, installed, steps)
+        needs = f"its conda build needs CUDA {rec.cuda}" if rec.cuda else "its conda build is the CPU one"
+        why = f"{needs}, and this environment holds {held}: one conda environment holds one CUDA"
+    else:
+        steps = [
+            Step("conda", f"create a conda environment with Python {py}", (*create, f"python={py}")),
+            Step("conda", "activate it", ("conda", "activate", name)),
+            *o.steps,
+        ]
+        why = f"conda has no package of it, and pip would install over conda's {installed.describe()} here"
+    title = f"{o.title}, in a new conda environment ({why})"
+    notes = [*o.notes, f"packages as the install page gives them ({row.source})"] if rec is not None else o.notes
+    return Option(title, steps, max(o.weight, WEIGHT_NEW_ENV), o.resolves, notes, o.driver_upgrade, c)
+
+
+def _replaced(steps: Sequence[Step], installed: InstalledPackage, by: list[Step]) -> list[Step]:
+    """``steps`` with the pip steps that install the framework replaced by ``by`` (where the first stood); the others
+    (a module to load, a driver, cuDNN put on the library path) stay."""
+    out: list[Step] = []
+    for s in steps:
+        if s.kind == "pip" and _installs(s, installed.name):
+            out.extend(by)
+            by = []
+        else:
+            out.append(s)
+    return out + by
+
+
+def _installs(step: Step, name: str) -> bool:
+    try:
+        args = step.pip_args()
+    except ValueError:
+        return False
+    for arg in args[1:] if args[:1] == ["install"] else []:
+        if arg.startswith("-"):
+            continue
+        try:
+            if canonicalize_name(parse_requirement(arg).name) == canonicalize_name(name):
+                return True
+        except InvalidRequirement:
+            continue
+    return False
+
+
+def _fitting_build(c: Candidate, r: RequirementResult, runtime: Runtime) -> tuple[Candidate, InstallRecipe] | None:
+    """A build of the option's release that runs here, whose conda recipe holds the environment's CUDA, in the
+    environment's Python: the option's own build first, then the release's others the requirement solved."""
+    if runtime.conda_cuda is None or "python" in {k.component for k in c.failures}:
+        return None
+    same = [x for x in r.candidates if x.release.version == c.release.version and x.release.row == c.release.row]
+    for pick in [c, *(x for x in same if x is not c and x.ok)]:
+        rec = pick.release.recipe(pick.cuda, kind="conda")
+        if rec is None or (pick.failures and pick is not c):
+            continue
+        if _recipe_cuda(rec) == runtime.conda_cuda and _python_fits(rec, runtime):
+            return pick, rec
+    return None
+
+
+def _recipe_cuda(rec: InstallRecipe) -> CudaVersion | None:
+    try:
+        return CudaVersion.parse(rec.cuda).series if rec.cuda else None
+    except VersionError:
+        return None
+
+
+def _python_fits(rec: InstallRecipe, runtime: Runtime) -> bool:
+    if not rec.python or runtime.python is None:
+        return True
+    return any(PythonVersion.parse(p).series == runtime.python.series for p in rec.python)
+
+
+def _python(row: FrameworkRelease, rec: InstallRecipe | None, runtime: Runtime) -> PythonVersion:
+    """The new environment's Python: the recipe's own list where it states one, else the row's (``env_python``)."""
+    if rec is not None and rec.python:
+        pythons = sorted(PythonVersion.parse(p).series for p in rec.python)
+        have = runtime.python.series if runtime.python else None
+        return next((p for p in pythons if have is not None and p >= have), pythons[-1])
+    return env_python(row, runtime)
+
+
+def _channels(rec: InstallRecipe) -> list[str]:
+    return [a for ch in rec.channels for a in ("-c", ch)]
+
+
+def _packages(rec: InstallRecipe) -> list[str]:
+    return [*rec.packages, *(f"{n}=={v}" for n, v in rec.companions)]

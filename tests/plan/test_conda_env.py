@@ -1,0 +1,191 @@
+"""Plans in an active conda environment whose framework conda installed: read from its conda-meta records.
+
+The records carry the fields conda writes into ``conda-meta/NAME-VERSION-BUILD.json`` (conda's PrefixRecord: name,
+version, build, build_number, channel, subdir, fn, url, depends, constrains, files, requested_spec). The pytorch build
+``py3.9_cuda11.3_cudnn8.3.2_0`` is the one PyTorch's channel published for 1.12.1 (``conda install
+pytorch==1.12.1=py3.9_cuda11.3_cudnn8.3.2_0 cudatoolkit=11.3 -c pytorch``, as READMEs pin it); its dependencies
+follow ``conda search --info`` of the pytorch channel's CUDA builds (``pytorch-mutex 1.0 cuda``, a cudatoolkit range).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..detect.machines import make_machine
+
+PREFIX = "/opt/conda/envs/dl"
+
+
+def _record(env: Path, name: str, version: str, build: str, channel: str, depends: list[str], **extra: Any) -> None:
+    subdir = "noarch" if channel.endswith("noarch") else "linux-64"
+    fn = f"{name}-{version}-{build}.tar.bz2"
+    record = {
+        "build": build,
+        "build_number": int(build.rsplit("_", 1)[-1]) if build.rsplit("_", 1)[-1].isdigit() else 0,
+        "channel": channel,
+        "constrains": extra.pop("constrains", []),
+        "depends": depends,
+        "files": extra.pop("files", []),
+        "fn": fn,
+        "name": name,
+        "requested_spec": extra.pop("requested_spec", ""),
+        "subdir": subdir,
+        "url": f"{channel}/{fn}",
+        "version": version,
+        **extra,
+    }
+    meta = env / "conda-meta"
+    meta.mkdir(parents=True, exist_ok=True)
+    (meta / f"{name}-{version}-{build}.json").write_text(json.dumps(record, indent=2))
+
+
+# (pytorch version, its build on the pytorch channel, Python, the packages that pin its CUDA: name, version, build,
+# channel); build strings as conda environments list them (pytorch 1.12.1 for CUDA 11.3; 2.1.0 for 12.1 with
+# pytorch-cuda 12.1 ha16c6d3_5; 2.1.0 for 11.8 in the pytorch/pytorch:2.1.0-cuda11.8 image, cuda-cudart 11.8.89 0)
+ANACONDA = "https://repo.anaconda.com/pkgs/main/linux-64"
+ENVS: dict[str, tuple[str, str, str, list[tuple[str, str, str, str]]]] = {
+    "cudatoolkit": (
+        "1.12.1",
+        "py3.9_cuda11.3_cudnn8.3.2_0",
+        "3.9.13",
+        [("cudatoolkit", "11.3.1", "h2bc3f7f_2", ANACONDA)],
+    ),
+    "pytorch-cuda": (
+        "2.1.0",
+        "py3.10_cuda12.1_cudnn8.9.2_0",
+        "3.10.14",
+        [("pytorch-cuda", "12.1", "ha16c6d3_5", "https://conda.anaconda.org/pytorch/noarch")],
+    ),
+    "cuda-version": (
+        "2.1.0",
+        "py3.10_cuda11.8_cudnn8.7.0_0",
+        "3.10.14",
+        [
+            ("cuda-version", "11.8", "3", "https://conda.anaconda.org/nvidia/noarch"),
+            ("cuda-cudart", "11.8.89", "0", "https://conda.anaconda.org/nvidia/linux-64"),
+        ],
+    ),
+}
+
+
+def conda_env(tmp_path: Path, kind: str = "cudatoolkit") -> Path:
+    """The modern fixture machine (driver 570.86.15) with a conda env holding conda's pytorch of one CUDA build."""
+    version, build, python, pins = ENVS[kind]
+    py = ".".join(python.split(".")[:2])
+    root = make_machine(tmp_path, "modern")
+    env = root / PREFIX.lstrip("/")
+    (env / f"lib/python{py}/site-packages").mkdir(parents=True)
+    _record(env, "python", python, "h955ad1f_0", ANACONDA, ["libgcc-ng >=11.2.0"])
+    for name, pin, pin_build, channel in pins:
+        _record(env, name, pin, pin_build, channel, [])
+    cuda = build.split("_cuda", 1)[1].split("_", 1)[0]
+    pin_dep = {"cudatoolkit": f"cudatoolkit >={cuda},<{cuda[:-1]}{int(cuda[-1]) + 1}"}.get(
+        kind, f"pytorch-cuda {cuda}.*"
+    )
+    _record(env, "pytorch-mutex", "1.0", "cuda", "https://conda.anaconda.org/pytorch/noarch", [])
+    _record(
+        env,
+        "pytorch",
+        version,
+        build,
+        "https://conda.anaconda.org/pytorch/linux-64",
+        [pin_dep, f"python >={py},<3.{int(py.split('.')[1]) + 1}.0a0", "pytorch-mutex 1.0 cuda", "typing_extensions"],
+        constrains=["cpuonly <0"],
+        files=[f"lib/python{py}/site-packages/torch/__init__.py"],
+        requested_spec=f"pytorch=={version}={build}",
+    )
+    return root
+
+
+def _env() -> dict[str, str]:
+    return {"CONDA_PREFIX": PREFIX, "CONDA_DEFAULT_ENV": "dl"}
+
+
+def _steps(plan: dict[str, Any]) -> list[list[list[str]]]:
+    return [[s["argv"] for s in o["steps"]] for o in plan["requirements"][0]["options"]]
+
+
+def test_detect_reads_the_framework_conda_installed_with_its_build(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = conda_env(tmp_path)
+    out = run_cli("detect", "--root", str(root), env=_env())
+    assert out.returncode == 0, out.stderr
+    assert "torch 1.12.1 (conda, CUDA 11.3 build)" in out.stdout
+    data = json.loads(run_cli("detect", "--root", str(root), "--json", env=_env()).stdout)
+    [torch] = [p for p in data["packages"] if p["name"] == "torch"]
+    assert torch["version"] == "1.12.1" and torch["conda"] == {
+        "build": "py3.9_cuda11.3_cudnn8.3.2_0",
+        "channel": "pytorch",
+    }
+    assert torch["build"]["cuda"] == "11.3"
+
+
+def test_plan_of_the_release_conda_installed_has_nothing_to_do(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # driver 570 runs the CUDA 11.3 build: before, plan proposed `pip install torch==1.12.1` over conda's
+    root = conda_env(tmp_path)
+    out = run_cli("plan", "torch==1.12.1", "--root", str(root), env=_env())
+    assert out.returncode == 0, out.stderr
+    assert "nothing to do" in out.stdout and "pip install" not in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("kind", "cuda", "pin"),
+    [("pytorch-cuda", "12.1", "conda pytorch-cuda 12.1"), ("cuda-version", "11.8", "conda cuda-version 11.8")],
+)
+def test_detect_reads_the_cuda_pin_of_the_environment(run_cli, tmp_path: Path, kind: str, cuda: str, pin: str) -> None:  # type: ignore[no-untyped-def]
+    # pytorch-cuda and cuda-version hold the environment's CUDA without being a CUDA install themselves
+    root = conda_env(tmp_path, kind)
+    out = run_cli("detect", "--root", str(root), env=_env())
+    assert out.returncode == 0, out.stderr
+    line = next(x for x in out.stdout.splitlines() if x.startswith("conda CUDA"))
+    assert cuda in line, out.stdout
+    data = json.loads(run_cli("detect", "--root", str(root), "--json", env=_env()).stdout)
+    assert data["conda"]["cuda"] == cuda and pin in out.stdout
+
+
+def test_a_release_of_the_same_cuda_is_a_conda_install_into_the_environment(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # torch 1.11.0 has a conda build for cudatoolkit 11.3, the environment's: before, `pip install torch==1.11.0`
+    root = conda_env(tmp_path)
+    out = run_cli("plan", "torch==1.11.0", "--root", str(root), "--json", env=_env())
+    steps = _steps(json.loads(out.stdout))
+    assert steps[0] == [
+        [
+            "conda",
+            "install",
+            "-y",
+            "-c",
+            "pytorch",
+            "pytorch==1.11.0",
+            "cudatoolkit=11.3",
+            "torchvision==0.12.0",
+            "torchaudio==0.11.0",
+        ]
+    ]
+    assert not any(argv[:3] == ["python", "-m", "pip"] for option in steps for argv in option)
+
+
+def test_a_release_of_another_cuda_is_a_new_environment(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # torch 2.1.0's conda builds need pytorch-cuda 11.8 or 12.1; the environment holds cudatoolkit 11.3
+    root = conda_env(tmp_path)
+    out = run_cli("plan", "torch==2.1.0", "--root", str(root), "--json", env=_env())
+    steps = _steps(json.loads(out.stdout))
+    first = steps[0]
+    assert first[0][:5] == ["conda", "create", "-y", "-n", "torch-2.1.0"] and "pytorch-cuda=12.1" in first[0]
+    assert first[1] == ["conda", "activate", "torch-2.1.0"]
+    for option in steps:  # nothing installs into this environment: a new one first, every time
+        assert option[0][:2] == ["conda", "create"] or not any("pip" in argv or "install" in argv for argv in option)
+    title = json.loads(out.stdout)["requirements"][0]["options"][0]["title"]
+    assert "one conda environment holds one CUDA" in title and "CUDA 11.3 (conda cudatoolkit 11.3.1)" in title
+
+
+def test_a_release_conda_has_no_package_of_goes_to_a_new_environment(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # PyTorch publishes no conda package of 2.8.0: its pip install, but in an environment of its own
+    root = conda_env(tmp_path)
+    out = run_cli("plan", "torch==2.8.0", "--root", str(root), "--json", env=_env())
+    for option in _steps(json.loads(out.stdout)):
+        pip = [i for i, argv in enumerate(option) if argv[:3] == ["python", "-m", "pip"]]
+        if pip:
+            assert option[0][:2] == ["conda", "create"] and option[1][:2] == ["conda", "activate"], option
