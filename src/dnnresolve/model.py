@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
 
 from .compat import CudnnRule
 from .pkgname import canonicalize_name
@@ -11,7 +10,10 @@ from .records import field, record, replace
 from .specs import InvalidRequirement, exact_version, parse_requirement
 from .versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # packaging loads where a release is compared, not with every command that imports the model
+    from typing import Any
+
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 

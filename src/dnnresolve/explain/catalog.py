@@ -12,14 +12,15 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
 
 from ..compat import CudnnRule
 from ..records import field, record
 from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 __all__ = ["CATALOG_MAX_BYTES", "KINDS", "Catalog", "CatalogEntry", "CatalogError", "load_catalog", "parse_catalog"]
 
