@@ -94,6 +94,23 @@ def test_a_first_question_that_compares_no_release_imports_neither_packaging_nor
     assert loaded_by(code, tmp_path) == []
 
 
+# typing costs a start-up 0.15x a bare interpreter: explain --json of one message (a budgeted first question) imports
+# none of it (annotations are text; the names they use are imported for the type checker only). The text writers'
+# records (render.styled: NamedTuple, Protocol) still import it.
+def test_explain_json_of_one_message_does_not_import_typing(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from dnnresolve.cli import main\n"
+        "try:\n"
+        f"    main({['explain', '--json', CLASSIC]!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write('MODULES ' + ' '.join(m for m in ('typing',) if m in sys.modules) + '\\n')\n"
+    )
+    loaded_by(code, tmp_path)
+    assert loaded_by(code, tmp_path) == []
+
+
 def loaded_by(code: str, tmp_path: Path) -> list[str]:
     """Run ``code`` (which answers on stdout and writes "MODULES name ..." on stderr) with its own caches."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DNNRESOLVE_")}

@@ -8,13 +8,15 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import UserError
 from .interrupts import stop_signals_raise, stopped_by
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
     from .matrix import Matrix
     from .plan import Plan
     from .specs import Requirement

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import marshal
 import os
-from typing import TYPE_CHECKING, Any, BinaryIO
 
 from . import cachedir
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, BinaryIO
 
 FORMAT = 3
 MAGIC = b"DNRC"

@@ -7,15 +7,16 @@ system CUDA or cuDNN to load (it brings them, or pins them), any Python. Its dri
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .compat import CudnnRule
 from .model import FrameworkRelease, InstallRecipe
 from .pkgname import canonicalize_name
 from .records import record, replace
 from .versions import CudaVersion, CudnnVersion, VersionError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # packaging loads when a release is looked up
+    from typing import Any
+
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 

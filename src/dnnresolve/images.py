@@ -7,11 +7,10 @@ the CUDA toolkit it carries, the cuDNN of its ``-cudnnN`` variant, and whether N
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .records import record
 from .versions import CudaVersion, CudnnVersion, PythonVersion
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .schema import Row
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
 
 from .errors import MatrixError
 from .pkgname import canonicalize_name
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # packaging loads when a release is looked up, not with every command that loads the matrix
     from pathlib import Path
+    from typing import Any
 
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version

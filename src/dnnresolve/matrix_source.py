@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any
 
 from . import __version__, cachedir
 from .errors import MatrixError, UserError
 from .matrix import MATRIX_ENV, MATRIX_MAX_BYTES, keyed_bytes, packaged_identity, packaged_matrix_file
 from .records import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
+    from typing import Any
 
 META_NAME = "matrix.json"
 META_MAX_BYTES = 1 << 20

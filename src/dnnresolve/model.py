@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
 
 from .compat import CudnnRule
 from .pkgname import canonicalize_name
@@ -20,7 +19,10 @@ from .versions import (
     parse_conda_build,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # packaging loads where a release is compared, not with every command that imports the model
+    from typing import Any
+
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 

@@ -15,19 +15,17 @@ from __future__ import annotations
 
 import sys
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Callable, TypeVar, overload
 
 __all__ = ["FrozenInstanceError", "field", "record", "replace"]
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Callable, TypeVar, overload
+
     from typing_extensions import dataclass_transform
-else:
 
-    def dataclass_transform(**_: Any) -> Callable[[Any], Any]:
-        return lambda decorated: decorated
+    _T = TypeVar("_T")
 
-
-_T = TypeVar("_T")
 _MISSING: Any = object()
 
 
@@ -74,13 +72,14 @@ def field(
     return Field(default, default_factory, init, compare, repr)
 
 
-@overload
-@dataclass_transform(field_specifiers=(field,))
-def record(cls: type[_T], /) -> type[_T]: ...
+if TYPE_CHECKING:  # (typing is not imported at start-up)
 
+    @overload
+    @dataclass_transform(field_specifiers=(field,))
+    def record(cls: type[_T], /) -> type[_T]: ...
 
-@overload
-def record(*, frozen: bool = False, order: bool = False) -> Callable[[type[_T]], type[_T]]: ...
+    @overload
+    def record(*, frozen: bool = False, order: bool = False) -> Callable[[type[_T]], type[_T]]: ...
 
 
 def record(cls: Any = None, /, *, frozen: bool = False, order: bool = False) -> Any:

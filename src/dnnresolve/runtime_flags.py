@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from .matrix import Matrix
 from .model import Runtime
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .detect.context import ProbeContext
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
 
 from .compat import CudnnRule
 from .cuda_names import build as _cuda_name
@@ -63,7 +62,11 @@ INSTALL_KEYS = frozenset(
 _LIST_KEYS = ("packages", "channels", "python", "os", "sm", "sm_exact", "ptx", "cudnn")
 _URL = re.compile(r"https?://[^\s\"'<>]+")
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 
 def toml_loads(text: str) -> dict[str, Any]:

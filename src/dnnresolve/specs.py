@@ -9,10 +9,10 @@ parentheses, ``===``) goes to ``packaging.requirements``, whose import costs mor
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from .records import field, record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from packaging.markers import Marker
     from packaging.specifiers import SpecifierSet

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import ClassVar, TypeVar
 
 from .records import field, record
 
@@ -29,7 +28,11 @@ class VersionError(ValueError):
     """A version string or number that cannot be read."""
 
 
-_D = TypeVar("_D", bound="_Dotted")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import ClassVar, TypeVar
+
+    _D = TypeVar("_D", bound="_Dotted")
 
 
 @record(frozen=True, order=True)

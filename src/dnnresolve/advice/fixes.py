@@ -11,7 +11,6 @@ from __future__ import annotations
 import posixpath
 import shlex
 from collections.abc import Callable
-from typing import Union
 
 from ..compat import CudnnRule, cudnn_compatible
 from ..explain.catalog import Catalog, load_catalog
@@ -24,7 +23,13 @@ from ..versions import CudaVersion, CudnnVersion
 
 __all__ = ["fixes_for"]
 
-Fits = Callable[[Union[CudnnVersion, CudaVersion]], bool]  # does a listed version (module, install) fit what is wanted
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Union
+
+    Fits = Callable[
+        [Union[CudnnVersion, CudaVersion]], bool
+    ]  # does a listed version (module, install) fit what is wanted
 
 
 def fixes_for(

@@ -6,8 +6,6 @@ driver it needs). No I/O."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ..errors import UserError
 from ..explain.diagnosis import Diagnosis
 from ..explain.logfacts import read_facts
@@ -16,7 +14,10 @@ from ..pkgname import canonicalize_name
 from ..records import field, record, replace
 from ..specs import InvalidRequirement, parse_requirement
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the planner loads when a diagnosis is planned: most messages of a log are not
+    from typing import Any
+
     from ..matrix import Matrix
     from ..plan import Option
 

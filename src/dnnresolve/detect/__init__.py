@@ -3,9 +3,10 @@ a command that is given its target (``--no-detect``, ``--target``) never loads t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .machine import detect_runtime, installed_gpu_code
     from .overrides import runtime_from_flags
 

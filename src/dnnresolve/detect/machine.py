@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import UserError
 from ..model import CudaInstall, CudnnInstall, Gpu, InstalledCode, InstalledPackage, Module, Runtime
@@ -24,10 +23,13 @@ from . import conda, cuda, cudnn, driver, gpu, linker, modules, nvml, python_env
 from .context import Job, ProbeContext
 from .overrides import apply_env_overrides, runtime_from_flags
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TypeVar
+
     from ..matrix import Matrix
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 
 def first_line(text: str) -> str:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING
 
 from ..records import field, record
 from .context import ProbeContext
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ctypes
 

@@ -6,13 +6,13 @@ DNNRESOLVE_PYTHON override what detection found. A bad value is a UserError nami
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ..model import MATRIX_GPU_TABLE, CudaInstall, CudnnInstall, Gpu, Runtime
 from ..records import replace
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion, VersionError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..matrix import Matrix
     from ..suggest import GpuGuess

@@ -10,14 +10,22 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ..records import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # subprocess and selectors load when a program runs: most runs on a machine without a GPU start none
     import subprocess
+    from typing import Generic, TypeVar
 
-T = TypeVar("T")
+    T = TypeVar("T")
+else:  # typing's, without importing typing at start-up: Job[...] is written in annotations only
+
+    class Generic:
+        def __class_getitem__(cls, _item: object) -> type:
+            return cls
+
+    T = None
 
 TICK_S = 0.05  # how often a wait looks up from its pipes or threads: how soon it sees a stop or a deadline
 # Once a program has exited, its output is all in its pipes; a child it left may hold them open this long at

@@ -11,9 +11,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .diagnosis import Consequence, Diagnosis
     from .scanner import ScanResult, diagnose, scan
 

@@ -12,15 +12,16 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, cast
 
 from ..compat import CudnnRule
 from ..records import field, record
 from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml, compile_pattern
 from .vocabulary import TEXT_RULE
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 __all__ = ["CATALOG_MAX_BYTES", "KINDS", "Catalog", "CatalogEntry", "CatalogError", "load_catalog", "parse_catalog"]
 
@@ -65,7 +66,8 @@ class CatalogEntry:
         if self.pattern_text == TEXT_RULE:
             from .vocabulary import TextMatcher, load_vocabulary
 
-            return cast("re.Pattern[str]", TextMatcher(load_vocabulary()))
+            matcher: re.Pattern[str] = TextMatcher(load_vocabulary())  # type: ignore[assignment]  # a Pattern's duck
+            return matcher
         return _regex(self.pattern_text, f"[[error]] ({self.id})", self.path, self.line or None, compile_pattern)
 
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
 from ..errors import MatrixError
 from ..schema import toml_loads
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = (
     "cudnn_version_mismatch",

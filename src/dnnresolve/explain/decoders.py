@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
 from ..records import field, record
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the catalog imports this module (its rows name these functions), not the other way round
     from .catalog import Catalog, CatalogEntry
     from .vocabulary import Code

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Root causes first: a driver too old explains more than a missing library, which explains a failed init.
 KIND_ORDER = {

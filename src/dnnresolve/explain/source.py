@@ -11,11 +11,13 @@ import io
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UserError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from .scanner import ScanResult
 
 __all__ = ["open_input", "scan_log_file"]

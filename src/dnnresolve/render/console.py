@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # rich is imported lazily: --json and piped output never pay for it
+    from typing import Any, TextIO
+
     from rich.console import Console
 
     from .styled import Writer

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..explain import Diagnosis, ScanResult
 from .console import emit_json, writer
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _LABEL_WIDTH = 20
 _MIN_TEXT = 30  # a label's text narrower than this goes under the label

@@ -10,9 +10,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import Any, TextIO, cast
 
 from ..credentials import redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 
 class RedactingStream:
@@ -44,14 +47,13 @@ def redacted_output() -> Iterator[None]:
     """Redact sys.stdout and sys.stderr while the block runs; restore them after."""
     saved = sys.stdout, sys.stderr
     out, err = RedactingStream(saved[0]), RedactingStream(saved[1])
-    out_io = cast(TextIO, out)
-    sys.stdout, sys.stderr = out_io, cast(TextIO, err)
+    sys.stdout, sys.stderr = out, err  # (typeshed types them TextIO | Any)
     try:
         yield
     finally:
         for stream in (out, err):
             with suppress(OSError, ValueError):  # the reader went away (a closed pipe): nothing more to say
                 stream.flush()
-        if sys.stdout is out_io:  # the BrokenPipe handler may have put devnull there
+        if sys.stdout is out:  # the BrokenPipe handler may have put devnull there
             sys.stdout = saved[0]
         sys.stderr = saved[1]

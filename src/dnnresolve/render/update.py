@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from .console import emit_json
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..matrix_source import MatrixSource
     from ..remote import UpdateResult
