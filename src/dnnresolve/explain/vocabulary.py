@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
 
 from ..records import field, record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 __all__ = ["Code", "LibraryName", "Vocabulary", "load_vocabulary", "read_library_name"]
 
