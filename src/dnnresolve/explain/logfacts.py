@@ -16,23 +16,30 @@ from collections.abc import Sequence
 from ..pkgname import canonicalize_name
 from ..records import field, record
 
-_INSTALLED = re.compile(r"Successfully installed (?P<list>.+)", re.IGNORECASE)
-_DIST = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[\w.+!]*)$")
-_PIN = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z][A-Za-z0-9._-]*)==(?P<version>\d[\w.+!]*)")
+# Each pattern with a word its line must hold (lower case): a pattern is compiled (through re's cache) only for
+# a line that holds its word, so the one-message question compiles none of those its message cannot match.
+_INSTALLED = (r"Successfully installed (?P<list>.+)", re.IGNORECASE, "successfully installed")
+_DIST = r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*?)-(?P<version>\d[\w.+!]*)$"
+_PIN = (r"(?<![\w.-])(?P<name>[A-Za-z][A-Za-z0-9._-]*)==(?P<version>\d[\w.+!]*)", 0, "==")
 _RELEASES = (
-    (re.compile(r"PyTorch version: (?P<version>\d[\w.+]*)"), "torch"),
-    (re.compile(r"TensorFlow version: (?P<version>\d[\w.+]*)", re.IGNORECASE), "tensorflow"),
-    (re.compile(r"^\s*jaxlib:\s+(?P<version>\d[\w.+]*)\s*$"), "jaxlib"),
-    (re.compile(r"^\s*jax:\s+(?P<version>\d[\w.+]*)\s*$"), "jax"),
+    ((r"PyTorch version: (?P<version>\d[\w.+]*)", 0, "pytorch version: "), "torch"),
+    ((r"TensorFlow version: (?P<version>\d[\w.+]*)", re.IGNORECASE, "tensorflow version: "), "tensorflow"),
+    ((r"^\s*jaxlib:\s+(?P<version>\d[\w.+]*)\s*$", 0, "jaxlib:"), "jaxlib"),
+    ((r"^\s*jax:\s+(?P<version>\d[\w.+]*)\s*$", 0, "jax:"), "jax"),
 )
 _MACHINE = (
-    ("driver", re.compile(r"(?:Nvidia )?driver version:\s*(?P<value>\d{3}\.\d+(?:\.\d+)?)", re.IGNORECASE)),
-    ("gpu", re.compile(r"\bGPU 0: (?P<value>[^(\n]+?)\s*(?:\(UUID.*)?$")),
-    ("python", re.compile(r"^\s*Python version: (?P<value>3\.\d+)")),
-    ("python", re.compile(r"^\s*python: (?P<value>3\.\d+)\.\d+")),
-    ("python", re.compile(r"[/\\]python(?P<value>3\.\d+)[/\\](?:site|dist)-packages[/\\]", re.IGNORECASE)),
-    ("cuda", re.compile(r"CUDA runtime version: (?P<value>\d+\.\d+)")),
+    ("driver", (r"(?:Nvidia )?driver version:\s*(?P<value>\d{3}\.\d+(?:\.\d+)?)", re.IGNORECASE, "driver version:")),
+    ("gpu", (r"\bGPU 0: (?P<value>[^(\n]+?)\s*(?:\(UUID.*)?$", 0, "gpu 0: ")),
+    ("python", (r"^\s*Python version: (?P<value>3\.\d+)", 0, "python version: ")),
+    ("python", (r"^\s*python: (?P<value>3\.\d+)\.\d+", 0, "python: ")),
+    ("python", (r"[/\\]python(?P<value>3\.\d+)[/\\](?:site|dist)-packages[/\\]", re.IGNORECASE, "-packages")),
+    ("cuda", (r"CUDA runtime version: (?P<value>\d+\.\d+)", 0, "cuda runtime version: ")),
 )
+
+
+def _search(rule: tuple[str, int, str], line: str, low: str) -> re.Match[str] | None:
+    pattern, flags, word = rule
+    return re.search(pattern, line, flags) if word in low else None
 
 
 @record
@@ -48,20 +55,22 @@ def read_facts(lines: Sequence[str], first: int) -> LogFacts:
     that upgrades a package names the new release after the old)."""
     facts = LogFacts()
     for at, line in enumerate(lines, first):
-        for name, version in _releases(line):
+        low = line.lower()
+        for name, version in _releases(line, low):
             facts.releases[canonicalize_name(name)] = (version, at)
-        for key, pattern in _MACHINE:
-            m = pattern.search(line)
+        for key, rule in _MACHINE:
+            m = _search(rule, line, low)
             if m:
                 facts.machine[key] = (m.group("value").strip(), at)
     return facts
 
 
-def _releases(line: str) -> list[tuple[str, str]]:
+def _releases(line: str, low: str) -> list[tuple[str, str]]:
     out = []
-    m = _INSTALLED.search(line)
+    m = _search(_INSTALLED, line, low)
     if m:
-        out += [(d.group("name"), d.group("version")) for w in m.group("list").split() if (d := _DIST.match(w))]
-    out += [(p.group("name"), p.group("version")) for p in _PIN.finditer(line)]
-    out += [(name, r.group("version")) for pattern, name in _RELEASES if (r := pattern.search(line))]
+        out += [(d.group("name"), d.group("version")) for w in m.group("list").split() if (d := re.match(_DIST, w))]
+    if _PIN[2] in low:
+        out += [(p.group("name"), p.group("version")) for p in re.finditer(_PIN[0], line)]
+    out += [(name, r.group("version")) for rule, name in _RELEASES if (r := _search(rule, line, low))]
     return out

@@ -166,12 +166,11 @@ _COMPONENTS = (
     (r"cufft|cufftw|curand|cusolver|cusolvermg|cusparse|nvjitlink|cusparselt", "cuda_math"),
 )
 # lib{stem}.so[.N[.N...]], {stem}64_{N}[_N].dll, {stem}_{N}.dll, lib{stem}.{N}.dylib
-_NAME = re.compile(
+_NAME = (  # (compiled on first use, by re's cache: a message that names no library file needs none)
     r"^(?:lib(?P<so>[a-z][\w-]*?)\.so(?P<so_v>(?:\.\d+)*)"
     r"|(?P<dll>[a-z][\w]*?)(?:64)?_(?P<dll_v>\d+(?:_\d+)?)\.dll"
     r"|(?P<dll0>[a-z][\w]*?)(?:64)?\.dll"
-    r"|lib(?P<dy>[a-z][\w]*?)(?P<dy_v>(?:\.\d+)*)\.dylib)$",
-    re.IGNORECASE,
+    r"|lib(?P<dy>[a-z][\w]*?)(?P<dy_v>(?:\.\d+)*)\.dylib)$"
 )
 
 
@@ -186,7 +185,7 @@ class LibraryName:
 
 def read_library_name(name: str) -> LibraryName | None:
     """An NVIDIA library's file name read by rule, or None for a name that is none of theirs."""
-    m = _NAME.match(name.strip())
+    m = re.match(_NAME, name.strip(), re.IGNORECASE)
     if m is None:
         return None
     stem = m.group("so") or m.group("dll") or m.group("dll0") or m.group("dy") or ""
@@ -205,13 +204,13 @@ def read_library_name(name: str) -> LibraryName | None:
 
 # Words that say a text is CUDA's own wherever it is printed; a text without one ("out of memory", "invalid
 # argument") is CUDA's only after a CUDA error's prefix ("CUDA error: ", "cuda runtime error (2) : ").
-_OWN_WORDS = re.compile(r"\b(?:cuda\S*|device\S*|driver|ptx|kernel|gpu|nvlink|mps)\b", re.IGNORECASE)
+_OWN_WORDS = r"\b(?:cuda\S*|device\S*|driver|ptx|kernel|gpu|nvlink|mps)\b"
 _OPTIONAL_WORDS = frozenset({"is", "are"})  # dropped by titles ("no kernel image available")
 
 
 def specific_text(text: str) -> bool:
     """Whether a runtime text is CUDA's own wherever it is printed (four words or more, or one of CUDA's words)."""
-    return len(text.split()) >= 4 or _OWN_WORDS.search(text) is not None
+    return len(text.split()) >= 4 or re.search(_OWN_WORDS, text, re.IGNORECASE) is not None
 
 
 def _words_rule(text: str) -> str:
