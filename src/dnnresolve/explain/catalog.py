@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CATALOG_MAX_BYTES", "KINDS", "Catalog", "CatalogEntry", "CatalogError", "load_catalog", "parse_catalog"]
 
+_TEXT_ANCHORS = "compiled_text_anchors"  # (a key only compile_catalog writes, never the TOML)
 CHANNELS = frozenset({"module", "path", "pip", "conda", "driver", "manual"})
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
@@ -214,7 +215,15 @@ def compile_catalog(data: bytes, path: str) -> tuple[dict[str, bytes], dict[str,
     from ..compiled import dumps
 
     parse_catalog(data.decode("utf-8"), path)
-    return {"doc": dumps(_toml(data.decode("utf-8"), path))}, {}
+    doc = _toml(data.decode("utf-8"), path)
+    # the anchors of the rule that reads the runtime's texts, taken from the vocabulary now, so that a first
+    # question loads the vocabulary only when a line holds one of them
+    from .vocabulary import load_vocabulary, text_rule
+
+    for row in doc.get("error", []):
+        if row.get("texts") == "cudaGetErrorString":
+            row[_TEXT_ANCHORS] = list(text_rule(load_vocabulary()))
+    return {"doc": dumps(doc)}, {}
 
 
 def parse_catalog(text: str, path: str = "error_catalog.toml", compile_now: bool = True) -> Catalog:
@@ -290,10 +299,12 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
     # the CUDA runtime's texts (``texts``) takes its anchors and regex from the vocabulary
     advice_only = bool(row.get("codes")) and "anchors" not in row and "pattern" not in row
     texts_rule = row.get("texts") == "cudaGetErrorString"
-    if texts_rule:
+    if texts_rule and isinstance(row.get(_TEXT_ANCHORS), list):  # the wheel's compiled catalog: taken at build
+        anchors: Any = row[_TEXT_ANCHORS]
+    elif texts_rule:
         from .vocabulary import load_vocabulary, text_rule
 
-        anchors: Any = list(text_rule(load_vocabulary()))
+        anchors = list(text_rule(load_vocabulary()))
     else:
         anchors = [] if advice_only else row.get("anchors")
     if (
