@@ -62,7 +62,7 @@ from .solve import (
     specifiers_intersect,
     under_its_own_name,
 )
-from .sources.interface import LocatedRequirement, SourceFile
+from .sources.interface import IndexContext, LocatedRequirement, SourceFile
 from .specs import Requirement, parse_requirement
 from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError
 
@@ -133,7 +133,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
         pins = []
         others: list[LocatedRequirement] = []
         for located in source.requirements:
-            art = _artifact(located, runtime, memo)
+            art = _artifact(located, runtime, memo, source.pip_index)
             if art is not None and art.skipped:  # not installed on this target
                 report.findings.append(
                     Finding(located.file, located.line, "", Severity.INFO, "skipped", f"{located.raw}: {art.skipped}")
@@ -241,14 +241,18 @@ def _environment(
     return runtime, env_cuda
 
 
-def _artifact(located: LocatedRequirement, runtime: Runtime, memo: _Memo) -> Artifact | None:
-    """What a pip line installs on this environment (``solve.artifact_of``, the file's index lines in force), once
-    per distinct line, index and target; None for a conda line. A marker is read only where the Python is known
-    (the target's or the environment's): without one, the file's own consistency is all that is checked."""
+def _artifact(
+    located: LocatedRequirement, runtime: Runtime, memo: _Memo, pip_index: IndexContext | None = None
+) -> Artifact | None:
+    """What a pip line installs on this environment (``solve.artifact_of``, the file's index lines in force over
+    ``pip_index``, pip's own configuration), once per distinct line, index and target; None for a conda line. A
+    marker is read only where the Python is known (the target's or the environment's): without one, the file's own
+    consistency is all that is checked."""
     req = located.requirement
     if req is None or located.conda is not None:
         return None
-    key = (str(req), located.index.urls, repr((runtime.os, runtime.python, runtime.machine)))
+    index = pip_index.merged(located.index) if pip_index is not None and pip_index.urls else located.index
+    key = (str(req), index.urls, repr((runtime.os, runtime.python, runtime.machine)))
     found = memo.artifacts.get(key)
     if found is None:
         known = runtime if runtime.python is not None or req.marker is None else None

@@ -92,6 +92,8 @@ class SourceFile:
     # was found of the images themselves (a deleted tag, an image not checked)
     container: Container | None = None
     findings: list[Finding] = field(default_factory=list)
+    # what pip's own configuration adds under the file's index lines (``pipconfig.apply``; requirements files only)
+    pip_index: IndexContext = field(default_factory=IndexContext)
 
 
 class Reader(Protocol):

@@ -106,9 +106,6 @@ def apply(sources: list[SourceFile], ctx: PipContext) -> None:
     Dockerfile's image)."""
     if ctx.index == IndexContext():
         return
-    from ..records import replace
-
-    for sf in sources:
-        if sf.kind != "requirements":
-            continue
-        sf.requirements = [replace(r, index=ctx.index.merged(r.index)) for r in sf.requirements]
+    for sf in sources:  # (merged under each line's own index where the line is judged: check._artifact)
+        if sf.kind == "requirements":
+            sf.pip_index = ctx.index
