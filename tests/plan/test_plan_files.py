@@ -7,7 +7,7 @@ would fix. Warnings may remain only where the plan states the same caveat."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from subprocess import CompletedProcess
 
@@ -18,7 +18,7 @@ from dnnresolve.detect.overrides import runtime_from_flags
 from dnnresolve.findings import Severity
 from dnnresolve.matrix import Matrix, load_matrix
 from dnnresolve.model import Runtime
-from dnnresolve.plan import make_plan
+from dnnresolve.plan import Plan, make_plan
 from dnnresolve.render.plan_files import to_environment_yml, to_requirements
 from dnnresolve.solve import Status, solve
 from dnnresolve.sources import read_paths
@@ -54,34 +54,39 @@ def _specs(matrix: Matrix) -> list[str]:
     return specs
 
 
-def test_written_files_check_clean_on_the_machine_they_were_planned_for(matrix: Matrix, tmp_path: Path) -> None:
-    tried = clean = 0
+def _planned(matrix: Matrix) -> Iterator[tuple[str, Runtime, str, Plan]]:
+    """(machine, its runtime, spec, plan) for every machine and spec whose plan has a first option to write."""
     for name in MACHINES:
         runtime = _runtime(matrix, name)
         for spec in _specs(matrix):
             plan = make_plan(solve([parse_requirement(spec)], runtime, matrix), runtime, matrix)
             rp = plan.requirements[0]
-            if not rp.options or rp.options[0].candidate is None:
-                continue
-            option = rp.options[0]
-            first_steps = {s.kind for s in option.steps} - {"pip", "conda"}
-            fixed_first = set(option.resolves) if first_steps else set()
-            if any(s.argv[1:2] == ("create",) for s in option.steps if s.kind == "conda"):
-                fixed_first.add("python")  # a new environment with the Python the release needs
-            caveats = {c.component for c in option.candidate.checks if c.status is Status.WARN}
-            for write, file_name in ((to_requirements, "requirements.txt"), (to_environment_yml, "environment.yml")):
-                folder = tmp_path / f"{name}-{spec}-{file_name}".replace("=", "_")
-                folder.mkdir()
-                path = folder / file_name
-                path.write_text(write(plan))
-                report = check_sources(read_paths([str(path)]), runtime, matrix)
-                errors = [f for f in report.findings if f.severity is Severity.ERROR]
-                unexplained = [f for f in errors if not fixed_first or not _about(f.message, fixed_first)]
-                assert not unexplained, (name, spec, path.read_text(), [f.message for f in unexplained])
-                warned = [f for f in report.findings if f.severity is Severity.WARNING and f.rule == "target-caveat"]
-                assert all(_about(f.message, caveats | fixed_first) for f in warned), (name, spec, warned)
-                tried += 1
-                clean += not errors
+            if rp.options and rp.options[0].candidate is not None:
+                yield name, runtime, spec, plan
+
+
+def test_written_files_check_clean_on_the_machine_they_were_planned_for(matrix: Matrix, tmp_path: Path) -> None:
+    tried = clean = 0
+    for name, runtime, spec, plan in _planned(matrix):
+        option = plan.requirements[0].options[0]
+        first_steps = {s.kind for s in option.steps} - {"pip", "conda"}
+        fixed_first = set(option.resolves) if first_steps else set()
+        if any(s.argv[1:2] == ("create",) for s in option.steps if s.kind == "conda"):
+            fixed_first.add("python")  # a new environment with the Python the release needs
+        caveats = {c.component for c in option.candidate.checks if c.status is Status.WARN}
+        for write, file_name in ((to_requirements, "requirements.txt"), (to_environment_yml, "environment.yml")):
+            folder = tmp_path / f"{name}-{spec}-{file_name}".replace("=", "_")
+            folder.mkdir()
+            path = folder / file_name
+            path.write_text(write(plan))
+            report = check_sources(read_paths([str(path)]), runtime, matrix)
+            errors = [f for f in report.findings if f.severity is Severity.ERROR]
+            unexplained = [f for f in errors if not fixed_first or not _about(f.message, fixed_first)]
+            assert not unexplained, (name, spec, path.read_text(), [f.message for f in unexplained])
+            warned = [f for f in report.findings if f.severity is Severity.WARNING and f.rule == "target-caveat"]
+            assert all(_about(f.message, caveats | fixed_first) for f in warned), (name, spec, warned)
+            tried += 1
+            clean += not errors
     # measured: 852 files written, 660 with no error at all; the rest only what their first steps fix
     assert tried >= 800 and clean >= tried * 0.75, (tried, clean)
 
@@ -122,35 +127,30 @@ def test_written_dockerfiles_check_clean_on_the_host_they_were_planned_for(matri
     from dnnresolve.render.plan_dockerfile import to_dockerfile
 
     tried = clean = refused = 0
-    for name in MACHINES:
-        runtime = _runtime(matrix, name)
-        for spec in _specs(matrix):
-            plan = make_plan(solve([parse_requirement(spec)], runtime, matrix), runtime, matrix)
-            rp = plan.requirements[0]
-            if not rp.options or rp.options[0].candidate is None:
-                continue
-            try:
-                text, runs = to_dockerfile(plan, runtime, matrix)
-            except UserError as exc:  # NVIDIA deleted every image before CUDA 11.0; a wheel to download by hand
-                cuda = rp.options[0].candidate.cuda
-                old = "no published nvidia/cuda image fits" in exc.message and cuda is not None and cuda.major < 11
-                assert old or "installs from a download" in exc.message, (name, spec, exc.message)
-                refused += 1
-                continue
-            folder = tmp_path / f"{name}-{spec}".replace("=", "_")
-            folder.mkdir()
-            path = folder / "Dockerfile"
-            path.write_text(text)
-            report = check_sources(read_paths([str(path)]), runtime, matrix)
-            errors = [f for f in report.findings if f.severity is Severity.ERROR]
-            if runs:
-                assert not errors, (name, spec, text, [f.message for f in errors])
-            else:
-                assert all(_about(f.message, {"driver", "compute_capability"}) for f in errors), (name, spec, errors)
-            warned = [f for f in report.findings if f.severity is Severity.WARNING]
-            assert all(f.rule == "target-caveat" for f in warned), (name, spec, text, [f.message for f in warned])
-            tried += 1
-            clean += not errors
+    for name, runtime, spec, plan in _planned(matrix):
+        rp = plan.requirements[0]
+        try:
+            text, runs = to_dockerfile(plan, runtime, matrix)
+        except UserError as exc:  # NVIDIA deleted every image before CUDA 11.0; a wheel to download by hand
+            cuda = rp.options[0].candidate.cuda
+            old = "no published nvidia/cuda image fits" in exc.message and cuda is not None and cuda.major < 11
+            assert old or "installs from a download" in exc.message, (name, spec, exc.message)
+            refused += 1
+            continue
+        folder = tmp_path / f"{name}-{spec}".replace("=", "_")
+        folder.mkdir()
+        path = folder / "Dockerfile"
+        path.write_text(text)
+        report = check_sources(read_paths([str(path)]), runtime, matrix)
+        errors = [f for f in report.findings if f.severity is Severity.ERROR]
+        if runs:
+            assert not errors, (name, spec, text, [f.message for f in errors])
+        else:
+            assert all(_about(f.message, {"driver", "compute_capability"}) for f in errors), (name, spec, errors)
+        warned = [f for f in report.findings if f.severity is Severity.WARNING]
+        assert all(f.rule == "target-caveat" for f in warned), (name, spec, text, [f.message for f in warned])
+        tried += 1
+        clean += not errors
     # measured: 315 Dockerfiles written, 307 with no error (8 on a host driver or GPU no image changes); 118 refused
     # (112 builds for CUDA 7.5-10.2, whose images NVIDIA deleted; 6 wheels to download by hand)
     assert tried >= 300 and clean >= tried * 0.9 and refused, (tried, clean, refused)
