@@ -170,3 +170,34 @@ def test_garbage_from_sinfo_is_an_error_naming_its_line(tmp_path: Path, run_cli:
     fake.chmod(0o755)
     done = run_cli("fleet", "collect", "--out", str(tmp_path / "f"), env={"PATH": f"{fake.parent}:/usr/bin:/bin"})
     _one_line_error(done, "sinfo:1: not a line of", "NODELIST")
+
+
+_WRITER = """
+import sys
+from dnnresolve.fleet.store import write_fleet
+out, node = sys.argv[1], sys.argv[2]
+for i in range(150):
+    index = {"schema": "dnnresolve-fleet/1", "collected": f"{node}-{i}", "command": [],
+             "nodes": {node: {"partitions": ["gpu"], "profile": f"nodes/{node}.json"}}}
+    write_fleet(out, index, {f"nodes/{node}.json": {"written_by": node}})
+"""
+
+
+def test_collects_into_one_directory_at_once_take_turns(tmp_path: Path) -> None:
+    """Two admins (or two cron jobs) collecting into one fleet directory at once: each collect finishes, the
+    directory holds one of them whole (its index and its profiles), and no half-made copy is left beside it."""
+    import sys
+
+    out = tmp_path / "fleet"
+    writers = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(out), f"node{n}"], stderr=subprocess.PIPE, text=True)
+        for n in range(6)
+    ]
+    errors = [w.communicate(timeout=300)[1] for w in writers]
+    assert [w.returncode for w in writers] == [0] * 6, "\n".join(e.strip().splitlines()[-1] for e in errors if e)
+    index = json.loads((out / "fleet.json").read_text())
+    (node,) = index["nodes"]
+    assert index["collected"] == f"{node}-149"
+    assert [p.name for p in (out / "nodes").iterdir()] == [f"{node}.json"]
+    assert json.loads((out / "nodes" / f"{node}.json").read_text()) == {"written_by": node}
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".fleet.lock", "fleet"]

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -72,12 +73,36 @@ def profile_name(node: str, taken: set[str]) -> str:
 def write_fleet(directory: str, index: Mapping[str, Any], profiles: Mapping[str, Mapping[str, Any]]) -> None:
     """Write ``index`` as fleet.json and each profile (relative path -> profile JSON) into ``directory``, replacing
     the fleet there whole. A directory that holds something other than a fleet is refused, never replaced."""
-    import shutil
-    import tempfile
-
     target = Path(directory)
     check_replaceable(directory)
     target.parent.mkdir(parents=True, exist_ok=True)
+    with _writer_lock(target):
+        check_replaceable(directory)  # again: another writer may have put something there meanwhile
+        _replace_whole(target, profiles, index)
+
+
+@contextmanager
+def _writer_lock(target: Path) -> Iterator[None]:
+    """Hold the fleet's writer lock: two collects into one directory take turns at the swap, the last one wins.
+    Without it their renames interleave, one fails half way and leaves its copies behind. The lock file stays (a
+    removed one could be locked by two writers at once); where flock does not exist the swap is unguarded."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        yield
+        return
+    fd = os.open(target.parent / f".{target.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _replace_whole(target: Path, profiles: Mapping[str, Mapping[str, Any]], index: Mapping[str, Any]) -> None:
+    import shutil
+    import tempfile
+
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".new", dir=target.parent))
     old: Path | None = None
     try:
