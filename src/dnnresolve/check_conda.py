@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .check_pairs import Pin, Solved
-from .conda_cuda import held_cuda, per_cuda_package, pins_series, share, takes
+from .conda_cuda import held_cuda, holders, per_cuda_package, pins_series, share, takes
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import Runtime
@@ -178,9 +178,9 @@ def _plain(pin: Pin) -> str:
 def cuda_mix(report: CheckReport, pins: Sequence[Pin], solved: Sequence[Solved], target: Runtime | None = None) -> None:
     """Frameworks of one conda environment whose conda builds need CUDA versions no single cudatoolkit gives: an
     error on the second line. Each framework's builds are those of the release the line asks for (narrowed by its
-    own build string); which CUDA takes which build is ``conda_cuda.takes``. Where the target's active conda
-    environment holds a CUDA (``Runtime.conda_cuda``), the framework lines of a file that installs into it (pip
-    lines) are held to that CUDA too."""
+    own build string); which CUDA takes which build is ``conda_cuda.takes``. Where conda installed frameworks in the
+    target's active environment for the CUDA it holds (``conda_cuda.holders``), the framework lines of a file that
+    installs into it (pip lines) are held to that CUDA too."""
     seen: list[tuple[Pin, set[CudaVersion], bool]] = []
     for pin, verdict in zip(pins, solved):
         if pin.cpu:
@@ -219,7 +219,7 @@ def _held_by_target(
     report: CheckReport, pin: Pin, verdict: Solved, builds: set[CudaVersion], pinned: bool, target: Runtime | None
 ) -> None:
     """A pip line installing into the target's active conda environment, whose CUDA takes none of its builds."""
-    if target is None or target.conda_cuda is None or not target.conda_prefix:
+    if target is None or target.conda_cuda is None or not holders(target):
         return
     env = target.conda_cuda
     if any(takes(b, env, pinned) for b in builds):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from .model import InstallRecipe, Runtime
+from .model import InstalledPackage, InstallRecipe, Runtime
 from .versions import CudaVersion, VersionError, parse_cuda_tag
 
 NVCC_SOURCE = "https://github.com/conda-forge/nvcc-feedstock/commit/9ce6d9a3b3fc6e1d29362dbe8b39a98e464e2a90"
@@ -88,13 +88,21 @@ def per_cuda_package(
 
 def held_cuda(runtime: Runtime) -> str:
     """``dl holds CUDA 11.3 (conda cudatoolkit 11.3.1), which conda's torch 1.12.1 (conda, CUDA 11.3 build) was
-    built for``: the CUDA an active conda environment holds, and the conda frameworks built for it."""
+    built for``: the CUDA an active conda environment holds, and the frameworks conda installed there for it."""
     name = runtime.conda_env or runtime.conda_prefix
     what = f"{name} holds CUDA {runtime.conda_cuda} ({runtime.sources.get('conda_cuda', 'conda')})"
-    built = [p.describe() for p in runtime.packages if p.by_conda and p.build_tag().cuda is not None]
+    built = [p.describe() for p in holders(runtime)]
     if built:
         what += f", which conda's {' and '.join(built)} {'was' if len(built) == 1 else 'were'} built for"
     return what
+
+
+def holders(runtime: Runtime) -> list[InstalledPackage]:
+    """The frameworks conda installed in the active environment, where it is held to a CUDA: what another framework
+    of another CUDA would break (none: the environment is the user's to change)."""
+    if not runtime.conda_prefix or runtime.conda_cuda is None:
+        return []
+    return [p for p in runtime.packages if p.by_conda]
 
 
 def _name(spec: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .conda_cuda import held_cuda, pins_series, sets_cuda, takes
+from .conda_cuda import held_cuda, holders, pins_series, sets_cuda, takes
 from .model import FrameworkRelease, InstalledPackage, InstallRecipe, Runtime
 from .pkgname import canonicalize_name
 from .plansteps import env_name, env_python
@@ -45,9 +45,7 @@ def in_conda_env(r: RequirementResult, options: Sequence[Option], runtime: Runti
     """``options`` with every pip install over conda's framework replaced by the conda way to the same build."""
     installed = conda_framework(r, runtime)
     if installed is None:
-        if runtime.conda_prefix and runtime.conda_cuda is not None:
-            return [_beside(o, runtime) for o in options]
-        return list(options)
+        return [_beside(o, runtime) for o in options] if holders(runtime) else list(options)
     out: list[Option] = []
     for o in options:
         c = o.candidate
@@ -110,8 +108,9 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
 
 
 def _beside(o: Option, runtime: Runtime) -> Option:
-    """An option for a framework conda did not install, in an environment held to a CUDA: where that CUDA takes
-    none of the option's build (its conda recipe's rule where it has one), the option in a new environment."""
+    """An option for a framework conda did not install, in an environment where conda installed others for the CUDA
+    it holds: where that CUDA does not take the option's build (its conda recipe's rule where it has one), the
+    option in a new environment."""
     from .plan import Option
 
     c = o.candidate
@@ -122,8 +121,8 @@ def _beside(o: Option, runtime: Runtime) -> Option:
     if takes(c.cuda, env, rec is not None and pins_series(rec)):
         return o
     why = (
-        f"{c.release.package} {c.release.version}'s CUDA {c.cuda} build and this environment cannot share one CUDA: "
-        f"it {held_cuda(runtime)}; one conda environment holds one CUDA"
+        f"{c.release.package} {c.release.version}'s CUDA {c.cuda} build cannot share one CUDA with this environment: "
+        f"{held_cuda(runtime)}; one conda environment holds one CUDA"
     )
     if any(s.argv[:2] == ("conda", "create") for s in o.steps):  # a new environment already
         return Option(o.title, o.steps, o.weight, o.resolves, [*o.notes, why], o.driver_upgrade, c)
