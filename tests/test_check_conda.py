@@ -157,3 +157,81 @@ def test_the_fix_of_a_conda_line_is_the_cuda_pin_of_a_build_that_runs(run_cli: R
     _, report = check_env(run_cli, tmp_path, ["python=3.6", "pytorch=0.4.1", "cuda92"], "--driver", "390.48")
     [f] = [f for f in report["findings"] if f["severity"] == "error"]
     assert f["fix"] == "cuda90 instead of cuda92: the CUDA 9.0 build of pytorch 0.4.1 runs here"
+
+
+CUPY_BUILDS = Path(__file__).parent / "data" / "conda_forge_cupy.json"
+
+
+def test_conda_cupy_is_the_pip_package_of_the_environments_cuda(run_cli: Run, tmp_path: Path) -> None:
+    # conda-forge builds one `cupy` per CUDA and conda installs the one the environment's cuda-version / cudatoolkit
+    # takes (tests/data/conda_forge_cupy.json: cupy 13.3.0 has CUDA 11.8 and 12.6 builds, 9.6.0 and 10.6.0 one per
+    # CUDA from 9.2 to 11.2). Before, every conda cupy line was cupy-cuda12x: cupy=13.3.0 with cuda-version=11.8 was
+    # "cupy-cuda12x==13.3.0.*: the matrix has no CUDA 11.8 build of it"
+    cases = [
+        (["python=3.10", "cupy=13.3.0", "cuda-version=11.8"], "cupy-cuda11x 13.3.0 for CUDA 11.8"),
+        (["python=3.10", "cupy=13.3.0", "cuda-version=12.6"], "cupy-cuda12x 13.3.0 for CUDA 12.6"),
+        (["python=3.9", "cupy=9.6.0", "cudatoolkit=10.2"], "cupy-cuda102 9.6.0 for CUDA 10.2"),
+        (["python=3.9", "cupy=10.6.0", "cudatoolkit=11.3"], "cupy-cuda113 10.6.0 for CUDA 11.3"),
+    ]
+    for deps, release in cases:
+        rc, report = check_env(run_cli, tmp_path, deps, "--driver", "570.86.15")
+        assert checked(report) == [release], (deps, report["findings"])
+        assert rc == 0 and not [f for f in report["findings"] if f["severity"] == "error"], deps
+
+
+def test_every_conda_forge_cupy_build_is_checked_as_the_package_of_its_cuda() -> None:
+    """A sweep over the conda-forge builds recorded from the feedstock: an environment of ``cupy=V`` and the CUDA
+    pin of one of its builds is judged as the pip package of that CUDA, wherever the matrix has that release."""
+    from dnnresolve.check import check_sources
+    from dnnresolve.matrix import load_matrix
+    from dnnresolve.sources import conda_env
+
+    matrix = load_matrix()
+    data = json.loads(CUPY_BUILDS.read_text())
+    swept = 0
+    for version, rel in data["releases"].items():
+        for build in rel["linux_64"]:
+            cuda = CudaVersion.parse(build["cuda"])
+            names = [p for p in matrix.packages() if p.startswith("cupy-cuda")]
+            ours = [
+                p
+                for p in names
+                if matrix.find(p, f"=={version}")
+                and any(
+                    CudaVersion.parse(str(c)).series == cuda for row in matrix.find(p, f"=={version}") for c in row.cuda
+                )
+            ]
+            if not ours:
+                continue
+            pin = f"cudatoolkit={cuda}" if cuda.major < 12 else f"cuda-version={cuda}"
+            text = f"dependencies:\n  - cupy={version}\n  - {pin}\n"
+            report = check_sources([conda_env.read(Path("environment.yml"), text, Path("."))], None, matrix)
+            [p] = report.pins
+            assert p.release.split(" ", 1)[0] in ours and p.release.endswith(f"for CUDA {cuda}"), (text, p)
+            assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
+            swept += 1
+    assert swept > 100, swept
+
+
+def test_the_shared_rule_agrees_with_every_recorded_conda_forge_build() -> None:
+    """``conda_cuda.takes`` (check's and plan's one rule) against the ranges each recorded build's run requirements
+    accept. Builds made before nvcc's run_exports became ``>=11.2,<12`` (cupy 8.5.0-9.4.0's CUDA 11.2 ones, exact
+    ``11.2.*``) are the rule's known excess and left out."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    from dnnresolve.conda_cuda import takes
+
+    data = json.loads(CUPY_BUILDS.read_text())
+    grid = [CudaVersion.parse(f"{major}.{minor}") for major in (9, 10, 11, 12, 13) for minor in range(10)]
+    compared = 0
+    for version, rel in data["releases"].items():
+        if Version(version) < Version("9.5.0"):
+            continue
+        for build in rel["linux_64"]:
+            spec = build["takes"]
+            accepts = SpecifierSet(spec) if spec[0] in "<>=" else SpecifierSet(f"=={spec}")
+            for env in grid:
+                assert takes(CudaVersion.parse(build["cuda"]), env) == (str(env) in accepts), (version, build, env)
+                compared += 1
+    assert compared > 5000, compared

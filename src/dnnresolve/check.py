@@ -168,7 +168,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
                 system_cuda = system_cuda and source.container is None
                 project_variants.append((pin, system_cuda))
         pair_findings(report, pins, solved, matrix, memo.run)
-        cuda_mix(report, pins, solved)
+        cuda_mix(report, pins, solved, runtime)
     cuda_agreement(report, project_cuda, project_variants, target)
     report.not_checked = sorted(unknown)
     report.checked = sorted(checked)

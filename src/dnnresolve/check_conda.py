@@ -13,14 +13,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .check_pairs import Pin, Solved
+from .conda_cuda import held_cuda, holders, per_cuda_package, pins_series, share, takes
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import Runtime
+from .pkgname import canonicalize_name
+from .records import replace
 from .solve import solve_requirement
 from .sources.interface import LocatedRequirement
 from .versions import CudaVersion, VersionError, parse_conda_build
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 # conda packages that set the CUDA (or cuDNN) of an environment rather than install a framework
 CONDA_CUDA = ("cudatoolkit", "cuda-version", "cuda-toolkit", "cuda-runtime", "cuda-cudart", "cuda")
@@ -83,37 +90,61 @@ def environment_selects(requirements: Sequence[LocatedRequirement]) -> tuple[Cud
 
 
 def select_build(pin: Pin, requirements: Sequence[LocatedRequirement], matrix: Matrix) -> None:
-    """Narrow a conda framework line to the build its build string, else its environment, selects."""
+    """Narrow a conda framework line to the build its build string, else its environment, selects (and a conda
+    name of one build per CUDA, ``cupy``, to the matrix package of that CUDA)."""
     spec = pin.located.conda
     if spec is None or pin.variant is not None or pin.cpu:
         return
     own = build_selects(spec.build)
+    env = environment_selects(requirements) if own is None else None
     if own is not None:
         pin.variant, pin.cpu = own
         pin.variant_from = f"build string {spec.build}"
-        return
-    env = environment_selects(requirements)
-    if env is None:
-        return
-    cuda, pin.cpu, pin.variant_from = env
-    pin.variant = None if cuda is None else _build_for(pin, cuda, matrix)
+    elif env is not None:
+        cuda, pin.cpu, pin.variant_from = env
+        pin.variant = cuda
+    if pin.variant is not None:
+        _per_cuda(pin, pin.variant, matrix)
+        if own is None:
+            pin.variant = _build_for(pin, pin.variant, matrix)
+
+
+def _per_cuda(pin: Pin, cuda: CudaVersion, matrix: Matrix) -> None:
+    """conda-forge's ``cupy`` is the build the environment's CUDA takes: the line stands for the pip package of that
+    CUDA (cupy-cuda11x), not for the first one a conda recipe of the matrix names."""
+    spec = pin.located.conda
+    assert spec is not None
+    plain = _release(pin.requirement.specifier)
+    package = per_cuda_package(spec.name, cuda, matrix.packages(), lambda p: bool(matrix.find(p, plain)))
+    if package is not None:
+        pin.package = package
+        pin.requirement = replace(pin.requirement, name=package, specifier=plain)
+
+
+def _release(spec: SpecifierSet) -> SpecifierSet:
+    """conda's ``cupy=13.3.0`` (``==13.3.0.*``) as the release it names, so that rows covering it (``covers``) answer;
+    a shorter prefix (``cupy=13``) stays a range."""
+    from packaging.specifiers import SpecifierSet
+
+    items = list(spec)
+    if len(items) == 1 and items[0].operator == "==" and items[0].version.endswith(".*"):
+        version = items[0].version[:-2]
+        if version.count(".") >= 2:
+            return SpecifierSet(f"=={version}")
+    return spec
 
 
 def _build_for(pin: Pin, cuda: CudaVersion, matrix: Matrix) -> CudaVersion:
-    """The framework build a CUDA pin selects: the build of that series; from CUDA 11, where the release's conda
-    packages are not pinned to one series by its recipes (conda-forge's builds take a cudatoolkit of the same major
-    at least as new as theirs), the newest build of that major the pin serves."""
+    """The framework build a CUDA pin selects: the build of that series, else the newest the environment's CUDA
+    serves (``conda_cuda.takes``: from CUDA 11.2 the same major, where the release's recipes do not pin the
+    series)."""
     rows = matrix.find(pin.package, _plain(pin))
     builds = {c for row in rows for c in row.cuda}
-    if any(b.series == cuda.series for b in builds) or cuda.major < 11:
+    if any(b.series == cuda.series for b in builds):
         return cuda.series
-    exact = any(
-        rec.kind == "conda" and any(p.startswith(("cudatoolkit", "pytorch-cuda")) for p in rec.packages)
-        for row in rows
-        for rec in row.install
-    )
-    served = [b for b in builds if b.major == cuda.major and b.series <= cuda.series]
-    return cuda.series if exact or not served else max(served).series
+    pinned = any(rec.kind == "conda" and pins_series(rec) for row in rows for rec in row.install)
+    served = [b for b in builds if takes(b, cuda, pinned)]
+    return max(served).series if served else cuda.series
 
 
 def conda_build_fix(pin: Pin, runtime: Runtime, matrix: Matrix) -> str:
@@ -144,21 +175,28 @@ def _plain(pin: Pin) -> str:
     return str(pin.requirement.specifier)
 
 
-def cuda_mix(report: CheckReport, pins: Sequence[Pin], solved: Sequence[Solved]) -> None:
+def cuda_mix(report: CheckReport, pins: Sequence[Pin], solved: Sequence[Solved], target: Runtime | None = None) -> None:
     """Frameworks of one conda environment whose conda builds need CUDA versions no single cudatoolkit gives: an
     error on the second line. Each framework's builds are those of the release the line asks for (narrowed by its
-    own build string); before CUDA 11 a build needs its exact series, from 11 on the same major."""
-    seen: list[tuple[Pin, set[CudaVersion]]] = []
+    own build string); which CUDA takes which build is ``conda_cuda.takes``. Where conda installed frameworks in the
+    target's active environment for the CUDA it holds (``conda_cuda.holders``), the framework lines of a file that
+    installs into it (pip lines) are held to that CUDA too."""
+    seen: list[tuple[Pin, set[CudaVersion], bool]] = []
     for pin, verdict in zip(pins, solved):
-        if pin.located.conda is None or pin.cpu:
+        if pin.cpu:
             continue
         builds = {c.cuda.series for c in verdict.result.requested if c.cuda is not None}
         if pin.variant is not None and pin.variant_from.startswith("build string"):
             builds = {b for b in builds if pin.variant.names_build(b)}
         if not builds:
             continue
-        for other, theirs in seen:
-            if any(_share(a, b) for a in builds for b in theirs):
+        recipes = (rec for c in verdict.result.requested for rec in c.release.install)
+        pinned = any(rec.kind == "conda" and pins_series(rec) for rec in recipes)
+        if pin.located.conda is None:
+            _held_by_target(report, pin, verdict, builds, pinned, target)
+            continue
+        for other, theirs, their_pin in seen:
+            if any(share(a, b, pinned, their_pin) for a in builds for b in theirs):
                 continue
             report.findings.append(
                 Finding(
@@ -174,13 +212,36 @@ def cuda_mix(report: CheckReport, pins: Sequence[Pin], solved: Sequence[Solved])
                 )
             )
             break
-        seen.append((pin, builds))
+        seen.append((pin, builds, pinned))
 
 
-def _share(a: CudaVersion, b: CudaVersion) -> bool:
-    return a == b or (a.major >= 11 and a.major == b.major)
+def _held_by_target(
+    report: CheckReport, pin: Pin, verdict: Solved, builds: set[CudaVersion], pinned: bool, target: Runtime | None
+) -> None:
+    """A pip line installing into the target's active conda environment, whose CUDA takes none of its builds."""
+    if target is None or target.conda_cuda is None or not holders(target):
+        return
+    env = target.conda_cuda
+    if any(takes(b, env, pinned) for b in builds):
+        return
+    if any(p.by_conda and canonicalize_name(p.name) == pin.package for p in target.packages):
+        return  # pip over conda's own package of it: the plan's matter (plan_conda), not two CUDAs
+    report.findings.append(
+        Finding(
+            pin.located.file,
+            pin.located.line,
+            pin.package,
+            Severity.ERROR,
+            "conda-cuda-mix",
+            f"one conda environment holds one CUDA: {_builds(pin, builds, 'builds')}, but the target's conda "
+            f"environment {held_cuda(target)}; no cudatoolkit serves both",
+            f"install {pin.package} in a conda environment of its own (conda create -n NAME python=...), or pick a "
+            f"release with a build for CUDA {env}",
+            verdict.best.release.source if verdict.best is not None else "",
+        )
+    )
 
 
-def _builds(pin: Pin, builds: set[CudaVersion]) -> str:
+def _builds(pin: Pin, builds: set[CudaVersion], what: str = "conda builds") -> str:
     listed = " or ".join(str(b) for b in sorted(builds))
-    return f"the conda builds of {pin.requirement} need CUDA {listed}"
+    return f"the {what} of {pin.requirement} need CUDA {listed}"

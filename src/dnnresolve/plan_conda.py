@@ -6,7 +6,8 @@ cuda-version / pytorch-cuda than the environment holds either fails to solve or 
 there was built for. So, where conda installed the package an option would install with pip: a ``conda install``
 into this environment where the release's own conda recipe keeps the environment's CUDA, else a new environment
 (``conda create``) with the recipe's packages and channels, or with the option's own pip steps where the release has
-no conda recipe.
+no conda recipe. Which CUDA a conda build takes is ``conda_cuda.takes``, the rule ``check`` applies to environment
+files. Another framework whose build the environment's CUDA does not take goes to a new environment too.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .conda_cuda import held_cuda, holders, pins_series, sets_cuda, takes
 from .model import FrameworkRelease, InstalledPackage, InstallRecipe, Runtime
 from .pkgname import canonicalize_name
 from .plansteps import env_name, env_python
@@ -43,7 +45,7 @@ def in_conda_env(r: RequirementResult, options: Sequence[Option], runtime: Runti
     """``options`` with every pip install over conda's framework replaced by the conda way to the same build."""
     installed = conda_framework(r, runtime)
     if installed is None:
-        return list(options)
+        return [_beside(o, runtime) for o in options] if holders(runtime) else list(options)
     out: list[Option] = []
     for o in options:
         c = o.candidate
@@ -62,8 +64,14 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
     fit = _fitting_build(c, r, runtime)
     if fit is not None:
         pick, same = fit
-        argv = ["conda", "install", "-y", *_channels(same), *_packages(same)]
-        build = f"its CUDA {pick.cuda} build" if pick.cuda is not None else "its CPU build"
+        cuda = _recipe_cuda(same)
+        argv = ["conda", "install", "-y", *_channels(same), *_packages(same, pick, env)]
+        if cuda is None:
+            build = "its CPU build"
+        elif env is not None and cuda != env:
+            build = f"its CUDA {cuda} conda build takes any CUDA {cuda.major}.x and so"
+        else:
+            build = f"its CUDA {pick.cuda} build"
         title = (
             f"install {pick.release.package} {pick.release.version} with conda into this environment: {build} keeps "
             f"the environment's {held} (pip would install over conda's {installed.describe()})"
@@ -77,7 +85,7 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
     py = _python(row, rec, runtime)
     create = ["conda", "create", "-y", "-n", name]
     if rec is not None:
-        create += [*_channels(rec), f"python={py}", *_packages(rec)]
+        create += [*_channels(rec), f"python={py}", *_packages(rec, c, None)]
         steps = [
             Step(
                 "conda", f"create a conda environment with Python {py} and the official conda packages", tuple(create)
@@ -97,6 +105,41 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
     title = f"{o.title}, in a new conda environment ({why})"
     notes = [*o.notes, f"packages as the install page gives them ({row.source})"] if rec is not None else o.notes
     return Option(title, steps, max(o.weight, WEIGHT_NEW_ENV), o.resolves, notes, o.driver_upgrade, c)
+
+
+def _beside(o: Option, runtime: Runtime) -> Option:
+    """An option for a framework conda did not install, in an environment where conda installed others for the CUDA
+    it holds: where that CUDA does not take the option's build (its conda recipe's rule where it has one), the
+    option in a new environment."""
+    from .plan import Option
+
+    c = o.candidate
+    env = runtime.conda_cuda
+    if c is None or c.cuda is None or env is None or not any(s.kind in ("pip", "conda") for s in o.steps):
+        return o
+    rec = c.release.recipe(c.cuda, kind="conda")
+    if takes(c.cuda, env, rec is not None and pins_series(rec)):
+        return o
+    why = (
+        f"{c.release.package} {c.release.version}'s CUDA {c.cuda} build cannot share one CUDA with this environment: "
+        f"{held_cuda(runtime)}; one conda environment holds one CUDA"
+    )
+    if any(s.argv[:2] == ("conda", "create") for s in o.steps):  # a new environment already
+        return Option(o.title, o.steps, o.weight, o.resolves, [*o.notes, why], o.driver_upgrade, c)
+    name = env_name(c.release)
+    py = _python(c.release, None, runtime)
+    create = [
+        Step(
+            "conda",
+            f"create a conda environment with Python {py}",
+            ("conda", "create", "-y", "-n", name, f"python={py}"),
+        ),
+        Step("conda", "activate it", ("conda", "activate", name)),
+    ]
+    at = next(i for i, s in enumerate(o.steps) if s.kind in ("pip", "conda"))
+    steps = [*o.steps[:at], *create, *o.steps[at:]]
+    title = f"{o.title}, in a new conda environment ({why})"
+    return Option(title, steps, max(o.weight, WEIGHT_NEW_ENV), o.resolves, o.notes, o.driver_upgrade, c)
 
 
 def _replaced(steps: Sequence[Step], installed: InstalledPackage, by: list[Step]) -> list[Step]:
@@ -129,17 +172,22 @@ def _installs(step: Step, name: str) -> bool:
 
 
 def _fitting_build(c: Candidate, r: RequirementResult, runtime: Runtime) -> tuple[Candidate, InstallRecipe] | None:
-    """A build of the option's release that runs here, whose conda recipe holds the environment's CUDA, in the
-    environment's Python: the option's own build first, then the release's others the requirement solved."""
-    if runtime.conda_cuda is None or "python" in {k.component for k in c.failures}:
+    """A build of the option's release that runs here, whose conda recipe's build the environment's CUDA takes
+    (``conda_cuda.takes``), in the environment's Python: the option's own build first, then the release's others the
+    requirement solved."""
+    env = runtime.conda_cuda
+    if env is None or "python" in {k.component for k in c.failures}:
         return None
     same = [x for x in r.candidates if x.release.version == c.release.version and x.release.row == c.release.row]
     for pick in [c, *(x for x in same if x is not c and x.ok)]:
-        rec = pick.release.recipe(pick.cuda, kind="conda")
-        if rec is None or (pick.failures and pick is not c):
+        if pick.failures and pick is not c:
             continue
-        if _recipe_cuda(rec) == runtime.conda_cuda and _python_fits(rec, runtime):
-            return pick, rec
+        own = pick.release.recipe(pick.cuda, kind="conda")
+        others = [x for x in pick.release.install if x.kind == "conda" and x is not own and pick.cuda is not None]
+        for rec in [own, *others] if own is not None else others:
+            cuda = _recipe_cuda(rec)
+            if cuda is not None and takes(cuda, env, pins_series(rec)) and _python_fits(rec, runtime):
+                return pick, rec
     return None
 
 
@@ -169,5 +217,12 @@ def _channels(rec: InstallRecipe) -> list[str]:
     return [a for ch in rec.channels for a in ("-c", ch)]
 
 
-def _packages(rec: InstallRecipe) -> list[str]:
-    return [*rec.packages, *(f"{n}=={v}" for n, v in rec.companions)]
+def _packages(rec: InstallRecipe, c: Candidate, env: CudaVersion | None) -> list[str]:
+    """The recipe's packages: the framework pinned to the release where the page leaves it unpinned (``cupy``: conda
+    would install its newest), and its CUDA setting held to the environment's where it installs into one."""
+    packages = list(rec.packages)
+    if packages and not any(ch in packages[0] for ch in "=<>! ") and not sets_cuda(packages[0]):
+        packages[0] = f"{packages[0]}=={c.release.version}"
+    if env is not None:
+        packages = [f"{p.split('=', 1)[0]}={env}" if sets_cuda(p) and "=" in p else p for p in packages]
+    return [*packages, *(f"{n}=={v}" for n, v in rec.companions)]

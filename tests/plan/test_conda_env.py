@@ -189,3 +189,95 @@ def test_a_release_conda_has_no_package_of_goes_to_a_new_environment(run_cli, tm
         pip = [i for i, argv in enumerate(option) if argv[:3] == ["python", "-m", "pip"]]
         if pip:
             assert option[0][:2] == ["conda", "create"] and option[1][:2] == ["conda", "activate"], option
+
+
+# conda-forge's cupy: one package per CUDA, its build taking the environment's cuda-version (tests/data/
+# conda_forge_cupy.json: cupy 13.1.0 and 13.3.0 have CUDA 11.8 builds taking cuda-version >=11.2,<12 and CUDA 12.4 /
+# 12.6 builds taking >=12.0,<13; 14.x CUDA 12.9 builds take >=12,<13); conda-forge's records name the channel by URL
+FORGE = "https://conda.anaconda.org/conda-forge"
+
+
+def cupy_env(tmp_path: Path, version: str, cuda: str, takes: str) -> Path:
+    """The modern fixture machine with a conda env holding conda-forge's cupy and the cuda-version it runs with."""
+    root = make_machine(tmp_path, "modern")
+    env = root / PREFIX.lstrip("/")
+    (env / "lib/python3.10/site-packages/cupy").mkdir(parents=True)
+    _record(env, "python", "3.10.14", "hd12c33a_0_cpython", f"{FORGE}/linux-64", [])
+    _record(env, "cuda-version", cuda, "h4ba93d1_3", f"{FORGE}/noarch", [])
+    _record(
+        env,
+        "cupy",
+        version,
+        "py310h7a2f9e5_0",
+        f"{FORGE}/linux-64",
+        [f"cupy-core {version} py310h1a2b3c4_0", f"cuda-version {takes}", "python_abi 3.10.* *_cp310"],
+        files=["lib/python3.10/site-packages/cupy/__init__.py"],
+        requested_spec="cupy",
+    )
+    return root
+
+
+def test_detect_reads_conda_cupy_as_the_package_of_the_environments_cuda(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # before, conda's cupy was cupy-cuda12x whatever the environment's CUDA: here its CUDA 11.8 build, and the plan
+    # of cupy-cuda11x==13.3.0 proposed `pip install cupy-cuda11x==13.3.0` over conda's cupy (what plan says of the
+    # CUDA libraries is the solver's: it judges the system's CUDA, not the environment's cuda-version)
+    root = cupy_env(tmp_path, "13.3.0", "11.8", ">=11.2,<12")
+    out = run_cli("detect", "--root", str(root), env=_env())
+    assert out.returncode == 0, out.stderr
+    assert "cupy-cuda11x 13.3.0 (conda" in out.stdout and "cupy-cuda12x" not in out.stdout
+    out = run_cli("plan", "cupy-cuda11x==13.3.0", "--root", str(root), env=_env())
+    assert out.returncode in (0, 1) and not out.stderr, out.stderr
+    assert "keep cupy-cuda11x 13.3.0" in out.stdout and "pip install" not in out.stdout
+
+
+def test_a_conda_forge_build_of_the_same_major_installs_into_the_environment(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # cupy 14.2.0's conda recipe is the CUDA 12.9 build, which takes cuda-version >=12,<13: the environment's 12.4
+    # keeps it (check_conda's rule, conda_cuda.takes). Before, only a recipe of CUDA 12.4 itself stayed in the
+    # environment: the plan made a new one ("its conda build needs CUDA 12.9, and this environment holds CUDA 12.4")
+    root = cupy_env(tmp_path, "13.1.0", "12.4", ">=12.0,<13")
+    out = run_cli("plan", "cupy-cuda12x==14.2.0", "--root", str(root), "--json", env=_env())
+    assert out.returncode in (0, 1) and not out.stderr, out.stderr
+    options = json.loads(out.stdout)["requirements"][0]["options"]
+    assert _steps(json.loads(out.stdout))[0] == [
+        ["conda", "install", "-y", "-c", "conda-forge", "cupy==14.2.0", "cuda-version=12.4"]
+    ]
+    assert "keeps the environment's CUDA 12.4 (conda cuda-version 12.4)" in options[0]["title"]
+    assert not any(argv[:2] == ["conda", "create"] for o in _steps(json.loads(out.stdout)) for argv in o[:1])
+
+
+def test_another_framework_of_another_cuda_goes_to_a_new_environment(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the environment holds cudatoolkit 11.3 for conda's pytorch; cupy-cuda12x 13.3.0's builds are for CUDA 12.
+    # Before: `pip install cupy-cuda12x==13.3.0` into this environment, with nothing said
+    root = conda_env(tmp_path)
+    out = run_cli("plan", "cupy-cuda12x==13.3.0", "--root", str(root), "--json", env=_env())
+    assert out.returncode in (0, 1) and not out.stderr, out.stderr
+    plan = json.loads(out.stdout)
+    for option, steps in zip(plan["requirements"][0]["options"], _steps(plan)):
+        assert steps[0][:5] == ["conda", "create", "-y", "-n", "cupy-cuda12x-13.3.0"], steps
+        assert steps[1] == ["conda", "activate", "cupy-cuda12x-13.3.0"]
+        assert "cupy-cuda12x 13.3.0's CUDA 12.0 build" in option["title"]
+        assert "holds CUDA 11.3 (conda cudatoolkit 11.3.1), which conda's torch 1.12.1" in option["title"]
+        assert "one conda environment holds one CUDA" in option["title"]
+    # a release of the environment's CUDA major stays in it: cupy-cuda11x's builds take cudatoolkit 11.3
+    out = run_cli("plan", "cupy-cuda11x==13.3.0", "--root", str(root), "--json", env=_env())
+    assert not any(argv[:2] == ["conda", "create"] for o in _steps(json.loads(out.stdout)) for argv in o)
+
+
+def test_check_holds_a_requirements_file_to_the_environments_cuda(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the same in check: a requirements file checked for this conda environment (its detect --json as --target).
+    # Before, no finding
+    root = conda_env(tmp_path)
+    profile = tmp_path / "target.json"
+    profile.write_text(run_cli("detect", "--root", str(root), "--json", env=_env()).stdout)
+    req = tmp_path / "requirements.txt"
+    req.write_text("numpy\ncupy-cuda12x==13.3.0\n")
+    out = run_cli("check", "--json", str(req), "--target", str(profile))
+    assert out.returncode == 1, out.stderr
+    [f] = [f for f in json.loads(out.stdout)["findings"] if f["rule"] == "conda-cuda-mix"]
+    assert f["line"] == 2 and f["severity"] == "error"
+    assert "cupy-cuda12x==13.3.0 need CUDA 12.0" in f["message"]
+    assert "dl holds CUDA 11.3 (conda cudatoolkit 11.3.1), which conda's torch 1.12.1" in f["message"]
+    assert "conda environment of its own" in f["fix"]
+    req.write_text("cupy-cuda11x==13.3.0\n")  # CUDA 11.x builds: the environment's 11.3 takes them
+    out = run_cli("check", "--json", str(req), "--target", str(profile))
+    assert not [f for f in json.loads(out.stdout)["findings"] if f["rule"] == "conda-cuda-mix"]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from ..errors import UserError
 from ..model import CudaInstall, CudnnInstall, Gpu, InstalledCode, InstalledPackage, Module, Runtime
 from ..pkgname import canonicalize_name
-from ..versions import ComputeCapability, VersionError, parse_build_tag
+from ..versions import ComputeCapability, CudaVersion, VersionError, parse_build_tag
 from . import conda, cuda, cudnn, driver, gpu, linker, modules, nvml, python_env, smi
 from .context import Job, ProbeContext
 from .overrides import apply_env_overrides, runtime_from_flags
@@ -247,9 +247,11 @@ def _frameworks(
     out = {d.name: InstalledPackage(d.name, d.version, d.location) for d in py.distributions if wanted(d)}
     # conda's names map to the matrix's through its conda recipes (pytorch -> torch); read only where conda is
     conda_names = matrix.conda_names() if matrix is not None and env_conda.packages else {}
+    held = conda.env_cuda(env_conda)
     for pkg in env_conda.packages:
         name = canonicalize_name(pkg.name)
-        name = conda_names.get(name, name) if name not in known else name
+        if name not in known:
+            name = _conda_package(name, pkg.version, held[0] if held else None, matrix) or conda_names.get(name, name)
         if name not in known:
             continue
         pip = out.get(name)
@@ -257,6 +259,15 @@ def _frameworks(
         if pip is None or pip.version.split("+")[0] == pkg.version:
             out[name] = InstalledPackage(name, pkg.version, pkg.record, "conda", pkg.build, pkg.channel)
     return list(out.values())
+
+
+def _conda_package(name: str, version: str, held: CudaVersion | None, matrix: Matrix | None) -> str | None:
+    """conda-forge's ``cupy`` is the build of the environment's CUDA: the pip package of that CUDA (cupy-cuda11x)."""
+    if held is None or matrix is None:
+        return None
+    from ..conda_cuda import per_cuda_package
+
+    return per_cuda_package(name, held, matrix.packages(), lambda p: bool(matrix.find(p, f"=={version}")))
 
 
 def _build_kind(version: str) -> str:
