@@ -200,4 +200,4 @@ def test_collects_into_one_directory_at_once_take_turns(tmp_path: Path) -> None:
     assert index["collected"] == f"{node}-149"
     assert [p.name for p in (out / "nodes").iterdir()] == [f"{node}.json"]
     assert json.loads((out / "nodes" / f"{node}.json").read_text()) == {"written_by": node}
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".fleet.lock", "fleet"]
+    assert [p.name for p in tmp_path.iterdir()] == ["fleet"]

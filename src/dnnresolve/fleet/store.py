@@ -84,19 +84,29 @@ def write_fleet(directory: str, index: Mapping[str, Any], profiles: Mapping[str,
 @contextmanager
 def _writer_lock(target: Path) -> Iterator[None]:
     """Hold the fleet's writer lock: two collects into one directory take turns at the swap, the last one wins.
-    Without it their renames interleave, one fails half way and leaves its copies behind. The lock file stays (a
-    removed one could be locked by two writers at once); where flock does not exist the swap is unguarded."""
+    Without it their renames interleave, one fails half way and leaves its copies behind. The lock file goes when
+    the writer is done; a writer that locked a file another one removed meanwhile takes the new one instead. Where
+    flock does not exist the swap is unguarded."""
     try:
         import fcntl
     except ImportError:  # Windows
         yield
         return
-    fd = os.open(target.parent / f".{target.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
+    path = target.parent / f".{target.name}.lock"
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # the file was removed by the writer before us: lock the one that is there now
+    try:
         yield
     finally:
-        os.close(fd)  # releases the lock
+        os.unlink(path)  # before the lock goes, so a waiter on this file retries
+        os.close(fd)
 
 
 def _replace_whole(target: Path, profiles: Mapping[str, Mapping[str, Any]], index: Mapping[str, Any]) -> None:
