@@ -187,6 +187,10 @@ def _bases(wanted: list[tuple[Requirement, Candidate]], target: Runtime | None, 
     rows = [
         r for r in matrix.cuda_images if not r.deleted and flavour in r.flavours and bool(r.cudnn_tag) == uses_cudnn
     ]
+    from ..image_require import admitted_by, host_of, starts
+
+    host = host_of(target, matrix)
+    rows = [r for r in rows if starts(r, host) is True]  # never one the container toolkit refuses on this driver
     # a toolkit the host driver supports first: past it, only minor-version compatibility starts the container
     top = target.driver_cuda if target is not None else None
     rows.sort(key=lambda r: (top is not None and r.cuda.series > top.series, _order(r, builds)))
@@ -205,6 +209,7 @@ def _bases(wanted: list[tuple[Requirement, Candidate]], target: Runtime | None, 
                 + ("JAX compiles its kernels with the toolkit's ptxas, which only -devel images carry"
                    if devel else "the CUDA and cuDNN libraries the wheels load; no compiler is needed"),
                 f"Python {python}: {os_name}'s own python3 ({page})",
+                *admitted_by(row, host),
             ]  # fmt: skip
             yield _Base(ref, python, why, row)
 
