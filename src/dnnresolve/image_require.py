@@ -86,15 +86,29 @@ def _brands(name: str) -> frozenset[str] | None:
 
 
 def evaluate(conditions: Sequence[str], host: Host) -> Verdict:
-    """The verdict of all conditions (ANDed) on every GPU; the first condition's first term names it."""
+    """The verdict of all conditions (ANDed) on every GPU; the first condition's first term names it. A GPU whose
+    name leaves two brands open (GeForce, GeForce RTX) gets a verdict only where both brands get the same."""
     condition = conditions[0].split()[0] if conditions and conditions[0].split() else ""
-    verdicts = [_one(c, host, brands) for c in conditions if c.split() for brands in host.brands]
-    if any(v.starts is False for v in verdicts):
-        return next(v for v in verdicts if v.starts is False)
-    if any(v.starts is None for v in verdicts):
-        return next(v for v in verdicts if v.starts is None)
-    by = next((v.by for v in verdicts if v.by), "")
-    return Verdict(True, condition, by)
+    gpus = []
+    for brands in host.brands:
+        options = [None] if brands is None else [frozenset({b}) for b in sorted(brands)]
+        verdicts = [_all([_one(c, host, option) for c in conditions if c.split()], condition) for option in options]
+        if len({v.starts for v in verdicts}) > 1:
+            admitted = sorted(
+                {b for v in verdicts for b in v.brands}
+                | {next(iter(o)) for o, v in zip(options, verdicts) if o and v.starts}
+            )
+            verdicts = [Verdict(None, condition, "", tuple(admitted))]
+        gpus.append(verdicts[0])
+    return _all(gpus, condition)
+
+
+def _all(verdicts: Sequence[Verdict], condition: str) -> Verdict:
+    for state in (False, None):
+        for v in verdicts:
+            if v.starts is state:
+                return v
+    return Verdict(True, condition, next((v.by for v in verdicts if v.by), ""))
 
 
 def _one(condition: str, host: Host, brands: frozenset[str] | None) -> Verdict:
@@ -153,10 +167,7 @@ def _factor(factor: str, host: Host, brands: frozenset[str] | None) -> bool | No
     if prop == "brand":
         if brands is None or op not in ("=", "!="):
             return None
-        inside = value.lower() in brands
-        if op == "=":
-            return None if inside and len(brands) > 1 else inside
-        return None if inside and len(brands) > 1 else not inside
+        return (value.lower() in brands) == (op == "=")  # (one brand: evaluate() tries each the name leaves open)
     return None  # arch: the GPU's compute capability, which no CUDA image's condition names
 
 
