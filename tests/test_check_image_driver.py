@@ -40,7 +40,8 @@ def test_an_image_newer_than_the_driver_is_an_error_with_both_remedies(run_cli: 
     assert f"Dockerfile:1 error {IMAGE_124} will not start on this host" in out
     assert "its NVIDIA_REQUIRE_CUDA asks cuda>=12.4 and driver 545.23.08 supports CUDA 12.3" in out
     assert "none of its brand clauses is for a 545 driver" in out
-    assert f"nvidia-container-cli refuses it: {REFUSAL}" in out
+    assert f"nvidia-container-cli (docker run --gpus) refuses it: {REFUSAL}" in out
+    assert "CDI modes, its default from container toolkit 1.18.0, skip this check" in out
     assert "FROM nvidia/cuda:12.3.2-cudnn9-runtime-ubuntu22.04 (CUDA 12.3.2: the newest published runtime tag" in out
     assert "upgrade the NVIDIA driver to >= 550.54.14 (CUDA 12.4; needs root)" in out
     # the driver unknown: nothing is said of it

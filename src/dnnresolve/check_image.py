@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from .sources.container import Container
 
 REFUSAL = "please update your driver to a newer version, or use an earlier cuda container"
+# The check runs in nvidia-container-cli, which `docker run --gpus` and the nvidia runtime's legacy mode call; the
+# runtime's CDI modes (jit-cdi, its default from nvidia-container-toolkit v1.18.0) do not evaluate NVIDIA_REQUIRE_*
+# (internal/info/auto.go; only internal/modifier/csv.go and the hook read them).
+CDI_NOTE = "the nvidia runtime's CDI modes, its default from container toolkit 1.18.0, skip this check"
 
 
 def image_findings(container: Container, target: Runtime | None, matrix: Matrix) -> list[Finding]:
@@ -75,12 +79,12 @@ def image_findings(container: Container, target: Runtime | None, matrix: Matrix)
         message = (
             f"{container.image} may not start on this host: {what} asks {verdict.condition} and {supports}; "
             + _depends(verdict, host)
-            + f"; else nvidia-container-cli refuses it: {refusal}"
+            + f"; else nvidia-container-cli (docker run --gpus) refuses it: {refusal} ({CDI_NOTE})"
         )
         return [Finding(file, line, "", Severity.WARNING, "image-driver", message, fix, source)]
     message = (
         f"{container.image} will not start on this host: {what} asks {verdict.condition} and {supports}"
-        f"{_no_brand(checked, host)}; nvidia-container-cli refuses it: {refusal}"
+        f"{_no_brand(checked, host)}; nvidia-container-cli (docker run --gpus) refuses it: {refusal} ({CDI_NOTE})"
     )
     return [Finding(file, line, "", Severity.ERROR, "image-driver", message, fix, source)]
 

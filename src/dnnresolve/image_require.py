@@ -10,6 +10,8 @@ unsatisfied condition: cuda>=12.4, please update your driver to a newer version,
 The ``brand=…,driver>=N,driver<N+1`` terms admit the driver branches NVIDIA lists for that brand. Every
 ``NVIDIA_REQUIRE_*`` variable is ANDed (``NVIDIA_REQUIRE_JETPACK`` excepted), and ``NVIDIA_DISABLE_REQUIRE`` set
 true (Go's ``strconv.ParseBool``) skips them all (nvidia-container-toolkit ``internal/config/image/cuda_image.go``).
+The check is nvidia-container-cli's, which ``docker run --gpus`` (the toolkit's hook) and the nvidia runtime's legacy
+mode call; the runtime's CDI modes (jit-cdi, its default from toolkit v1.18.0) skip it.
 
 Pure: the host is what ``check``/``plan`` were told (``--driver``, ``--gpu``, a ``--target`` profile, detection).
 A fact that is not known (the GPU's brand, a driver branch's patch level) makes a verdict "depends" (None), never a
