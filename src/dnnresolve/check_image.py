@@ -54,7 +54,7 @@ def image_findings(container: Container, target: Runtime | None, matrix: Matrix)
     verdict = evaluate(checked, host)
     if verdict.starts is True and not verdict.by:
         return []
-    source = image.source or DSL_SOURCE
+    source = DSL_SOURCE if "NVIDIA_REQUIRE_CUDA" in container.env else image.require_source or DSL_SOURCE
     what = "its NVIDIA_REQUIRE_CUDA"
     if "NVIDIA_REQUIRE_CUDA" in container.env:
         what = f"the NVIDIA_REQUIRE_CUDA of line {line}"

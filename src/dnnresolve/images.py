@@ -33,6 +33,7 @@ class CudaImage:
     deleted: bool = False
     nvidia_require_cuda: str = ""  # "cuda>=12.4 brand=tesla,driver>=470,driver<471 ...": "" when unknown
     source: str = ""
+    require_source: str = ""  # the base Dockerfile that sets nvidia_require_cuda
     note: str = ""
     row: int = 0
     line: int = 0
@@ -81,6 +82,9 @@ def build_cuda_image(row: Row) -> CudaImage:
     for factor in (f for term in require.split() for f in term.split(",")):
         if not _REQUIRE_FACTOR.match(factor):
             row.fail("nvidia_require_cuda", f"not a condition the container toolkit reads: {factor!r}")
+    source = row.source()
+    # (the script lists the base Dockerfile last in sources where it is not the source itself)
+    dockerfiles = [u for u in row.texts("sources") if u.endswith("/Dockerfile")]
     return CudaImage(
         tag=tag,
         cuda=cuda,
@@ -90,7 +94,8 @@ def build_cuda_image(row: Row) -> CudaImage:
         cudnn=cudnn,
         deleted=row.flag("deleted", False),
         nvidia_require_cuda=require,
-        source=row.source(),
+        source=source,
+        require_source=(dockerfiles[-1] if dockerfiles else source) if require else "",
         note=row.text("note"),
         row=row.index,
         line=row.line,
