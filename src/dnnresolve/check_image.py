@@ -62,7 +62,8 @@ def image_findings(container: Container, target: Runtime | None, matrix: Matrix)
     if verdict.starts is True:
         message = (
             f"{container.image}: {what} asks {verdict.condition} and {supports}, but its clause {verdict.by} "
-            "admits this GPU on this driver: the NVIDIA container toolkit starts it"
+            f"admits {'this GPU on this driver' if 'brand=' in verdict.by else 'this driver'}: the NVIDIA container "
+            "toolkit starts it"
         )
         return [Finding(file, line, "", Severity.INFO, "image-driver", message, "", source)]
     fix = _remedies(image.flavour, image.os, image.cudnn is not None, verdict, host, matrix)
