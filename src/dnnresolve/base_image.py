@@ -63,6 +63,9 @@ class BaseImage:
     framework: str = ""  # a requirement the image has installed: "torch==2.2.1+cu121"
     deleted: bool = False
     replacement: str = ""  # a published tag with the same CUDA and cuDNN, for a deleted one
+    flavour: str = ""  # of an nvidia/cuda tag: "base", "runtime", "devel"
+    nvidia_require_cuda: str = ""  # the NVIDIA_REQUIRE_CUDA it sets, where the matrix knows it
+    require_source: str = ""  # the Dockerfile that sets it
     source: str = ""
     notes: list[str] = field(default_factory=list)
     absent: frozenset[str] = frozenset()  # of "cuda", "cudnn": what this image is known not to have
@@ -167,6 +170,8 @@ def _cuda_image(ref: str, tag: str, matrix: Matrix) -> BaseImage:
     # a tag without "cudnnN" is an image without cuDNN (NVIDIA's image sources install it only in those)
     absent = frozenset() if row.cudnn is not None else frozenset({"cudnn"})
     image = BaseImage(ref, os=os_name or "", cuda=row.cuda, cudnn=row.cudnn, source=row.source, absent=absent)
+    image.flavour = flavour
+    image.nvidia_require_cuda, image.require_source = row.nvidia_require_cuda, row.require_source
     if not published:
         image.deleted = True
         image.replacement = _replacement(row, flavour, os_name or "", matrix)

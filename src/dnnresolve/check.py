@@ -25,6 +25,7 @@ from .check_conda import (
     is_environment,
     select_build,
 )
+from .check_image import image_findings
 from .check_names import cuda_name_finding
 from .check_pairs import (
     Brought,
@@ -125,6 +126,8 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
         if source.container is not None:
             source.container.resolve(matrix, source)
         report.findings.extend(source.findings)
+        if source.container is not None:  # whether the container toolkit starts the image on this driver at all
+            report.findings.extend(image_findings(source.container, target, matrix))
         runtime, env_cuda = _environment(source, target, shared)
         if source.container is not None:
             report.containers.append(_container_target(source, runtime))

@@ -1,11 +1,14 @@
 """Container images as the matrix knows them: NVIDIA's CUDA image tags, and the Python each OS image installs.
 
 ``[[cuda_image]]`` rows hold one tag family of ``nvidia/cuda`` (``11.0.3-cudnn8-{runtime,devel}-ubuntu18.04``):
-the CUDA toolkit it carries, the cuDNN of its ``-cudnnN`` variant, and whether NVIDIA has deleted it.
+the CUDA toolkit it carries, the cuDNN of its ``-cudnnN`` variant, whether NVIDIA has deleted it, and the
+``NVIDIA_REQUIRE_CUDA`` its base image sets (the condition the container toolkit checks on the host's driver).
 ``[[os_python]]`` rows hold the ``python3`` an OS image's package manager installs (the CUDA images carry none).
 """
 
 from __future__ import annotations
+
+import re
 
 from .records import record
 from .versions import CudaVersion, CudnnVersion, PythonVersion
@@ -28,7 +31,9 @@ class CudaImage:
     cudnn_tag: str = ""  # "cudnn8", "cudnn" (CUDA 12.4 on: the tag names no major); "" for no cuDNN
     cudnn: CudnnVersion | None = None
     deleted: bool = False
+    nvidia_require_cuda: str = ""  # "cuda>=12.4 brand=tesla,driver>=470,driver<471 ...": "" when unknown
     source: str = ""
+    require_source: str = ""  # the base Dockerfile that sets nvidia_require_cuda
     note: str = ""
     row: int = 0
     line: int = 0
@@ -50,8 +55,16 @@ class OsPython:
     line: int = 0
 
 
+# NVIDIA_REQUIRE_CUDA: space-separated terms (ORed) of comma-separated PROPERTY OP VALUE factors (ANDed), the
+# properties libnvidia-container knows (src/cli/configure.c); an unknown one fails the container ("invalid expression")
+_REQUIRE_FACTOR = re.compile(r"^(?:cuda|driver|arch|brand)(?:=|!=|<|<=|>|>=)[\w.]+$")
+
+
 def build_cuda_image(row: Row) -> CudaImage:
-    row.check_keys({"tag", "cuda", "cudnn_tag", "cudnn", "flavours", "os", "deleted", "source", "sources", "note"})
+    row.check_keys(
+        {"tag", "cuda", "cudnn_tag", "cudnn", "flavours", "os", "deleted", "nvidia_require_cuda", "source", "sources"}
+        | {"note"}
+    )
     tag = row.text("tag", required=True)
     cuda = row.parsed("cuda", CudaVersion.parse, required=True)
     assert cuda is not None
@@ -65,6 +78,13 @@ def build_cuda_image(row: Row) -> CudaImage:
         row.fail("cudnn", "cudnn_tag and cudnn go together")
     if cudnn_tag and not cudnn_tag.startswith("cudnn"):
         row.fail("cudnn_tag", f"expected 'cudnn' or 'cudnnN', got {cudnn_tag!r}")
+    require = row.text("nvidia_require_cuda")
+    for factor in (f for term in require.split() for f in term.split(",")):
+        if not _REQUIRE_FACTOR.match(factor):
+            row.fail("nvidia_require_cuda", f"not a condition the container toolkit reads: {factor!r}")
+    source = row.source()
+    # (the script lists the base Dockerfile last in sources where it is not the source itself)
+    dockerfiles = [u for u in row.texts("sources") if u.endswith("/Dockerfile")]
     return CudaImage(
         tag=tag,
         cuda=cuda,
@@ -73,7 +93,9 @@ def build_cuda_image(row: Row) -> CudaImage:
         cudnn_tag=cudnn_tag,
         cudnn=cudnn,
         deleted=row.flag("deleted", False),
-        source=row.source(),
+        nvidia_require_cuda=require,
+        source=source,
+        require_source=(dockerfiles[-1] if dockerfiles else source) if require else "",
         note=row.text("note"),
         row=row.index,
         line=row.line,

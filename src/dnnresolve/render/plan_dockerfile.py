@@ -7,8 +7,9 @@ CUDA (torch, ``jax[cuda12]``, ``tensorflow[and-cuda]``) or a CPU build gets the 
 host driver it needs in a comment. Each base is tried as `check` reads it (the image's facts on the target's driver
 and GPUs) and the first the solver passes is written, so `check` of the file finds nothing wrong
 (tests/plan/test_plan_files.py); where the host's driver or GPU stands in the way, which no image changes, the
-first that passes all else, said so. No published image fits, or the build is a download: a `UserError` saying
-what was needed.
+first that passes all else, said so. An image whose ``NVIDIA_REQUIRE_CUDA`` the host's driver fails (or may fail,
+its GPU's brand unknown: ``image_require``) never starts there: it is written only where the driver stands in the way
+anyway, with a comment. No published image fits, or the build is a download: a `UserError` saying what was needed.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class _Base:
 
     def __init__(self, ref: str, python: PythonVersion, why: list[str], row: CudaImage | None = None) -> None:
         self.ref, self.python, self.why, self.row = ref, python, why, row
+        self.refused = False  # the host's container toolkit would not start it (or might not: its GPU brand unknown)
 
     def runtime(self, target: Runtime | None, matrix: Matrix) -> Runtime:
         from ..sources.interface import SourceFile
@@ -119,6 +121,8 @@ def _choose(
     for held in (False, True):
         allowed = _DRIVER_BOUND if held else set()
         for base in bases:
+            if base.refused and not held:
+                continue  # only where the driver stands in the way anyway (then a comment says so)
             runtime = base.runtime(target, matrix)
             planned = make_plan(solve(reqs, runtime, matrix), runtime, matrix)
             options = [rp.options[0] for rp in planned.requirements if rp.options]
@@ -187,9 +191,13 @@ def _bases(wanted: list[tuple[Requirement, Candidate]], target: Runtime | None, 
     rows = [
         r for r in matrix.cuda_images if not r.deleted and flavour in r.flavours and bool(r.cudnn_tag) == uses_cudnn
     ]
+    from ..image_require import admitted_by, host_of, starts
+
+    host = host_of(target, matrix)
+    refused = {id(r) for r in rows if starts(r, host) is not True}
     # a toolkit the host driver supports first: past it, only minor-version compatibility starts the container
     top = target.driver_cuda if target is not None else None
-    rows.sort(key=lambda r: (top is not None and r.cuda.series > top.series, _order(r, builds)))
+    rows.sort(key=lambda r: (id(r) in refused, top is not None and r.cuda.series > top.series, _order(r, builds)))
     for row in rows:
         for os_name in _UBUNTU:
             if os_name not in row.os:
@@ -205,8 +213,20 @@ def _bases(wanted: list[tuple[Requirement, Candidate]], target: Runtime | None, 
                 + ("JAX compiles its kernels with the toolkit's ptxas, which only -devel images carry"
                    if devel else "the CUDA and cuDNN libraries the wheels load; no compiler is needed"),
                 f"Python {python}: {os_name}'s own python3 ({page})",
+                *admitted_by(row, host),
             ]  # fmt: skip
-            yield _Base(ref, python, why, row)
+            base = _Base(ref, python, why, row)
+            base.refused = id(row) in refused
+            if base.refused:
+                base.why.append(
+                    f"the host's driver refuses this image (its NVIDIA_REQUIRE_CUDA asks {_asks(row)}): no published "
+                    "image that fits this build starts on it; a driver upgrade fixes both"
+                )
+            yield base
+
+
+def _asks(row: CudaImage) -> str:
+    return row.nvidia_require_cuda.split()[0] if row.nvidia_require_cuda else ""
 
 
 def _order(row: CudaImage, builds: set[CudaVersion]) -> tuple[int, int, int, tuple[int, ...]]:

@@ -32,6 +32,8 @@ class Container:
     where: dict[str, str] = field(default_factory=dict)  # fact -> "Dockerfile:3 (FROM ...)"
     stepped: set[str] = field(default_factory=set)  # facts a step of the Dockerfile set (over the image's)
     absent: set[str] = field(default_factory=set)  # "cuda", "cudnn": known not to be in the container
+    # NVIDIA_* the Dockerfile's ENV sets (NVIDIA_DISABLE_REQUIRE, NVIDIA_REQUIRE_CUDA), each's line in where["ENV name"]
+    env: dict[str, str] = field(default_factory=dict)
     resolved: bool = False
 
     def resolve(self, matrix: Matrix, source: SourceFile) -> None:

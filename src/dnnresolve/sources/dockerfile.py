@@ -85,6 +85,9 @@ def read(path: Path, text: str, root: Path, stage_name: str = "") -> SourceFile:
         elif keyword == "ENV":
             for name, value in _assignments(args, stage.env):
                 stage.env[name] = value or ""
+                if name.startswith("NVIDIA_"):  # what the container toolkit reads (image_require)
+                    stage.container.env[name] = value or ""
+                    stage.container.where[f"ENV {name}"] = f"{file}:{line}"
         elif keyword == "WORKDIR":
             stage.workdir = _join(stage.workdir, expand(args.strip(), stage.env))
         elif keyword in ("COPY", "ADD"):
