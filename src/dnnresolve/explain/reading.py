@@ -21,16 +21,23 @@ _UNESCAPE = {"\\": "\\", '"': '"', "'": "'", "/": "/", "n": "\n", "r": "\n", "t"
 _PASSES = 4  # text escaped again each time it was embedded (a docker error quoting a hook's stderr)
 
 
+# A URL's query that holds text (a search link, a prefilled issue): its "+" are spaces (form encoding)
+QUERY_MARKS = ("?q=", "&q=", "?query=", "&query=", "?title=", "&title=", "?body=", "&body=", "?text=", "&text=")
+_QUERY = r"(?i)([?&](?:q|query|title|body|text)=)([^\s&#]+)"
+
+
 def flagged(line: str) -> bool:
     """Whether ``line`` may hold encoded text (a cheap check: most log lines hold neither character)."""
-    return "%" in line or "\\" in line
+    return "%" in line or "\\" in line or ("=" in line and any(m in line.lower() for m in QUERY_MARKS))
 
 
 def normalise(line: str) -> str:
-    """``line`` with URL escapes (``%20``, ``%3A``) and JSON or repr escapes (``\\n``, ``\\"``, ``\\\\``) decoded;
-    an escaped line break becomes a real one (a caller's whitespace folding makes it a space). A raw Windows
-    path (single backslashes, ``C:\\new\\lib``) is left alone: only a line that also holds an escaped backslash
-    or quote is unescaped, once per level of escaping."""
+    """``line`` with URL escapes (``%20``, ``%3A``, a query's ``+``) and JSON or repr escapes (``\\n``, ``\\"``,
+    ``\\\\``) decoded; an escaped line break becomes a real one (a caller's whitespace folding makes it a space).
+    A raw Windows path (single backslashes, ``C:\\new\\lib``) is left alone: only a line that also holds an escaped
+    backslash or quote is unescaped, once per level of escaping."""
+    if "=" in line and re.search(_QUERY, line):  # a query's "+" is a space; its own "+" was sent as %2B
+        line = re.sub(_QUERY, lambda m: m.group(1) + m.group(2).replace("+", " "), line)
     if "%" in line and re.search(_PERCENT, line):
         line = re.sub(_PERCENT, lambda m: chr(int(m.group(0)[1:], 16)), line)
     for _ in range(_PASSES):
