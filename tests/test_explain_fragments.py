@@ -204,3 +204,33 @@ def test_a_message_cut_short_or_wrapped_reads_up_to_where_it_ends(
 )
 def test_a_generic_phrase_or_a_quoted_source_line_is_no_cut_message(text: str) -> None:
     assert diagnose([text]) == []
+
+
+TUNE_FORMS = [
+    (  # libnvidia-container src/cli/configure.c: "initialization error: %s"
+        "nvidia-container-cli: initialization error: nvml error: driver not loaded",
+        "init_failure",
+        {},
+    ),
+    (  # ... but a library it cannot load is a missing library, read by the loader's sentence
+        "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
+        "object file: no such file or directory",
+        "missing_library",
+        {"library": "libnvidia-ml.so.1"},
+    ),
+    (  # glibc elf/dl-load.c: the library is there, its executable stack is refused
+        "Unable to load library: libnvinfer_builder_resource.so.10.7.0: libnvinfer_builder_resource.so.10.7.0: "
+        "cannot enable executable stack as shared object requires: Invalid argument",
+        "other",
+        {},
+    ),
+    ("cupy.cuda.compiler.CompileException: nvrtc: error: failed to load builtins", "missing_library", {}),
+    ("Broken install - missing libnvrtc.so.12", "missing_library", {"library": "libnvrtc.so.12", "cuda": "12"}),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "expected"), TUNE_FORMS)
+def test_other_forms_of_loading_and_starting(text: str, kind: str, expected: dict[str, str]) -> None:
+    diagnoses = diagnose([text])
+    assert diagnoses, text
+    assert (diagnoses[0].kind, diagnoses[0].expected) == (kind, expected)
