@@ -234,3 +234,36 @@ def test_other_forms_of_loading_and_starting(text: str, kind: str, expected: dic
     diagnoses = diagnose([text])
     assert diagnoses, text
     assert (diagnoses[0].kind, diagnoses[0].expected) == (kind, expected)
+
+
+ENCODED = [
+    (  # a log shipped as JSON lines: the only escapes are line breaks (no escaped quote or backslash)
+        '{"log": "RuntimeWarning: JAX plugin jax_cuda12_plugin version 0.7.2 is installed, but it is not compatible '
+        'with the installed jaxlib version 0.7.1\\nnext line"}',
+        "other",
+        {},
+    ),
+    (  # a JSON \\u escape of nvcc's typographic quote
+        '{"msg": "nvcc fatal : Unsupported gpu architecture \\u00b4compute_30\\u00b4"}',
+        "arch_unsupported",
+        {"compute_capability": "3.0"},
+    ),
+    (  # a search link: the typographic quote as UTF-8 %-escapes
+        "https://www.google.com/search?q=Unsupported%20gpu%20architecture%20%C2%B4compute_30%C2%B4",
+        "arch_unsupported",
+        {"compute_capability": "3.0"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "found"), ENCODED)
+def test_json_lines_and_utf8_escapes_are_read(text: str, kind: str, found: dict[str, str]) -> None:
+    diagnoses = diagnose([text])
+    assert diagnoses, text
+    assert (diagnoses[0].kind, diagnoses[0].found) == (kind, found)
+
+
+def test_a_raw_windows_path_in_a_json_free_line_is_left_alone() -> None:
+    # "C:\new\lib" is a path, not an escaped line break: no JSON string around it
+    d = diagnose(["Could not locate cudnn_ops_infer64_8.dll in C:\\new\\lib"])
+    assert d and d[0].expected["library"] == "cudnn_ops_infer64_8.dll"
