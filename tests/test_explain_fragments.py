@@ -267,3 +267,15 @@ def test_a_raw_windows_path_in_a_json_free_line_is_left_alone() -> None:
     # "C:\new\lib" is a path, not an escaped line break: no JSON string around it
     d = diagnose(["Could not locate cudnn_ops_infer64_8.dll in C:\\new\\lib"])
     assert d and d[0].expected["library"] == "cudnn_ops_infer64_8.dll"
+
+
+def test_torch_s_capability_range_warning_is_read() -> None:
+    # torch/cuda/__init__.py (PyTorch 2.5 and later), wrapped as warnings.warn prints it
+    lines = [
+        "UserWarning:",
+        "    Found GPU0 NVIDIA GeForce MX350 which is of cuda capability 6.1.",
+        "    Minimum and Maximum cuda capability supported by this version of PyTorch is",
+        "    (7.0) - (12.0)",
+    ]
+    d = diagnose(lines)
+    assert d and (d[0].kind, d[0].found) == ("arch_unsupported", {"compute_capability": "6.1"})
