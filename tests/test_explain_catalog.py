@@ -122,20 +122,22 @@ def test_the_packaged_catalog_is_read_from_its_compiled_form_until_its_content_c
 def test_no_pattern_takes_quadratic_time_on_a_long_line() -> None:
     """A 20,000-character run (digits, one word, a path, words) around each anchor: every pattern reads it in
     linear time. An unbounded leading repeat (``[^\\n]*?`` before the anchor) took minutes on such a line, which
-    a pasted JSON log or a hypothesis example holds; the bound is for a hang, not a speed figure."""
+    a pasted JSON log or a hypothesis example holds; the bound is for a hang, not a speed figure. The same for each
+    pattern read as a message cut short. (CPU time: the suite runs beside other work.)"""
     import time
 
     fillers = ["7" * 20000, "a" * 20000, "/lib.so" * 3000, "x " * 10000]
     slow: list[tuple[float, str]] = []
-    start = time.monotonic()
+    start = time.process_time()
     for e in load_catalog(packaged_catalog_path()).entries:
-        t = time.monotonic()
-        for filler in fillers:
-            for anchor in e.anchors or ("",):
-                for _ in e.pattern.finditer(f"{filler} {anchor} {filler}\n{filler}"):
-                    pass
-        slow.append((time.monotonic() - t, e.id))
-    assert time.monotonic() - start < 60, sorted(slow, reverse=True)[:3]
+        t = time.process_time()
+        for pattern in (e.pattern, e.cut):  # (the cut is the pattern read as a title cut short)
+            for filler in fillers:
+                for anchor in e.anchors or ("",):
+                    for _ in pattern.finditer(f"{filler} {anchor} {filler}\n{filler}") if pattern else ():
+                        pass
+        slow.append((time.process_time() - t, e.id))
+    assert time.process_time() - start < 60, sorted(slow, reverse=True)[:3]
 
 
 def test_the_prefilter_keeps_exactly_the_anchors_no_other_anchor_is_part_of() -> None:

@@ -15,7 +15,7 @@ from functools import cached_property
 
 from ..compat import CudnnRule
 from ..records import field, record
-from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml, compile_pattern
+from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml, compile_pattern, cut_pattern
 from .vocabulary import TEXT_RULE
 
 TYPE_CHECKING = False
@@ -56,6 +56,7 @@ class CatalogEntry:
     consequence_of: tuple[str, ...] = ()
     fixes: tuple[FixTemplate, ...] = ()
     codes: tuple[str, ...] = ()  # status codes of the vocabulary this entry advises on (upper case)
+    cuts: bool = True  # whether a message cut short still reads (false: the words before the cut say nothing)
     line: int = 0
     path: str = ""
 
@@ -70,6 +71,17 @@ class CatalogEntry:
             matcher: re.Pattern[str] = TextMatcher(load_vocabulary())  # type: ignore[assignment]  # a Pattern's duck
             return matcher
         return _regex(self.pattern_text, f"[[error]] ({self.id})", self.path, self.line or None, compile_pattern)
+
+    @cached_property
+    def cut(self) -> re.Pattern[str] | None:
+        """The regex read as a message cut short (``datafile.cut_pattern``: a title, a truncated line), compiled on
+        first use, which only a line the whole pattern does not read needs; None for an entry with no sentence."""
+        if not self.cuts or self.pattern_text in (TEXT_RULE, "(?!)"):
+            return None
+        try:
+            return compile_pattern(cut_pattern(self.pattern_text))
+        except (ValueError, re.error):
+            return None
 
 
 @record(frozen=True)
@@ -91,7 +103,8 @@ class LibraryRule:
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
-        return _regex(self.pattern_text, self.where, self.path, self.line or None, re.compile)
+        # any case: Windows names files case-blind, and a shouted log line keeps the name's letters
+        return _regex(self.pattern_text, self.where, self.path, self.line or None, _ignore_case)
 
 
 @record
@@ -328,6 +341,9 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
     codes = row.get("codes", [])
     if not isinstance(codes, list) or not all(isinstance(c, str) and c for c in codes):
         raise CatalogError(f"{where}: codes must be a list of status code names", path, line)
+    cuts = row.get("cuts", True)
+    if not isinstance(cuts, bool):
+        raise CatalogError(f"{where}: cuts must be true or false", path, line)
     fixes = []
     for fix in row.get("fixes", []):
         if not isinstance(fix, dict) or fix.get("channel") not in CHANNELS or not isinstance(fix.get("text"), str):
@@ -348,6 +364,7 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
         consequence_of=tuple(consequence_of),
         fixes=tuple(fixes),
         codes=tuple(c.upper() for c in codes),
+        cuts=cuts,
         line=line or 0,
         path=path,
     )
@@ -373,6 +390,10 @@ def _regex(text: str, where: str, path: str, line: int | None, compile_: Any) ->
     except re.error as exc:
         raise CatalogError(f"{where}: bad regex: {exc}", path, line) from exc
     return pattern
+
+
+def _ignore_case(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
 
 
 def _header_lines(text: str) -> dict[str, list[int]]:

@@ -85,3 +85,127 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
         else:
             out.append(ch)
     return re.compile("".join(out), re.IGNORECASE)
+
+
+# Where a message cut short may end: the end of its line or text, after any dots or brackets a title leaves there
+# ("... or one", "...was printed a…"); not before a quote, which ends a string a traceback's source line quotes
+_CUT_END = r"(?=[ \t.…)\]]*(?:\n|\Z))"
+_GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+_QUANTIFIER = re.compile(r"[*+?](?:[?+])?|\{\d*(?:,\d*)?\}[?+]?")
+
+
+def cut_pattern(pattern: str) -> str:
+    """``pattern`` read as a message cut short (a title, a truncated log line): a regex that matches every prefix of
+    what ``pattern`` matches, ending where the text or a line ends. A cut falls between atoms, inside a word, or
+    inside a group taken once or optionally; a named group cut inside reads as no value (a version is read whole
+    or not at all). ValueError for a pattern it cannot split (unbalanced)."""
+    flags = ""
+    m = _GLOBAL_FLAGS.match(pattern)
+    if m:  # a global flag must stay at the front
+        flags, pattern = m.group(0), pattern[m.end() :]
+    return flags + _cut_alternatives(pattern, outer=True)
+
+
+def _cut_alternatives(pattern: str, outer: bool = False) -> str:
+    alternatives = _split(pattern)
+    return "(?:" + "|".join(_cut_sequence(a, outer) for a in alternatives) + ")"
+
+
+def _cut_sequence(atoms: list[str], outer: bool = False) -> str:
+    out = _CUT_END
+    for n, atom in reversed(list(enumerate(atoms))):
+        inside = _cut_inside(atom)
+        # (the whole pattern cut before its first atom would be an empty match at every line's end)
+        end = "" if outer and n == 0 else f"|{_CUT_END}"
+        out = f"(?:{atom}{out}" + (f"|{inside}" if inside else "") + f"{end})"
+    return out
+
+
+def _cut_inside(atom: str) -> str:
+    """A cut within one atom: inside a word, or inside a non-capturing group taken once or optionally."""
+    if re.fullmatch(r"\w{2,}", atom):
+        out = _CUT_END
+        for ch in reversed(atom[1:-1]):
+            out = f"(?:{ch}{out}|{_CUT_END})"
+        return f"{atom[0]}{out}"
+    m = re.fullmatch(r"\((?:\?:|\?P<\w+>)(.*)\)\??", atom, re.DOTALL)
+    if m and _balanced(m.group(1)):
+        # the whole group is tried first, with its names; this copy, cut inside, reads none (a name is defined once)
+        return _cut_alternatives(re.sub(r"\(\?P<\w+>", "(?:", m.group(1)))
+    return ""
+
+
+def _balanced(body: str) -> bool:
+    try:
+        _split(body)
+    except ValueError:
+        return False
+    return True
+
+
+def _split(pattern: str) -> list[list[str]]:
+    """The top-level alternatives of ``pattern``, each as its atoms (a word, an escape, a class or a group, with its
+    quantifier)."""
+    alternatives: list[list[str]] = [[]]
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "|":
+            alternatives.append([])
+            i += 1
+            continue
+        if c == "\\":
+            j = i + 2
+        elif c == "[":
+            j = _class_end(pattern, i)
+        elif c == "(":
+            j = _group_end(pattern, i)
+        elif re.match(r"\w", c):
+            j = i + 1
+            while j < n and re.match(r"\w", pattern[j]):
+                j += 1
+            q = _QUANTIFIER.match(pattern, j)
+            if q and j - i > 1:  # the quantifier is the last letter's: it is an atom of its own
+                alternatives[-1].append(pattern[i : j - 1])
+                i = j - 1
+        else:
+            j = i + 1
+        q = _QUANTIFIER.match(pattern, j)
+        if q:
+            j = q.end()
+        alternatives[-1].append(pattern[i:j])
+        i = j
+    return alternatives
+
+
+def _class_end(pattern: str, i: int) -> int:
+    j = i + 1
+    if pattern[j : j + 1] == "^":
+        j += 1
+    if pattern[j : j + 1] == "]":
+        j += 1
+    while j < len(pattern) and pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    if j >= len(pattern):
+        raise ValueError("unbalanced [")
+    return j + 1
+
+
+def _group_end(pattern: str, i: int) -> int:
+    depth, j = 0, i
+    while j < len(pattern):
+        c = pattern[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            j = _class_end(pattern, j)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    raise ValueError("unbalanced (")

@@ -38,12 +38,23 @@ class Decoded:
 Decoder = Callable[["re.Match[str]", "CatalogEntry", "Catalog", str], "Decoded | None"]
 
 
-def decode(match: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
-    """Run the entry's decoder; fill the rule from its template. ``framework`` is the resolved framework id."""
+def decode(
+    match: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str, cut: bool = False
+) -> Decoded | None:
+    """Run the entry's decoder; fill the rule from its template. ``framework`` is the resolved framework id; ``cut``
+    says the match is of the sentence cut short, so groups past the cut are None."""
     try:
         decoded = DECODERS[entry.decoder](match, entry, catalog, framework)
     except VersionError:
-        return None  # numbers that are no version: not a message we know after all
+        if not cut or any(match.groupdict().values()):
+            return None  # numbers that are no version: not a message we know after all
+        return Decoded() if entry.framework else None  # cut before any number (below)
+    except (TypeError, AttributeError, KeyError):
+        if not cut:
+            raise
+        # cut before what the decoder reads: a framework's own sentence still names the problem; a generic one
+        # (a loader's, a status's) says nothing without it
+        return Decoded() if entry.framework else None
     if decoded is None:
         return None
     name = catalog.framework_name(framework)
@@ -101,8 +112,21 @@ def _want(built: CudnnVersion, rule: CudnnRule) -> str:
 
 def cudnn_pair(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     g = m.groupdict()
-    loaded, built = CudnnVersion.parse(g["loaded"]), CudnnVersion.parse(g["built"])
+    if not g.get("built"):  # cut before the build's version (TensorFlow prints the loaded one first)
+        loaded = CudnnVersion.parse(g["loaded"])
+        row = ("loaded at run time", _cudnn_row(loaded, g["loaded"], g.get("loaded_compat")))
+        return Decoded(found={"cudnn": str(loaded)}, rows=[row], facts={"found": str(loaded)})
+    built = CudnnVersion.parse(g["built"])
     rule = entry.cudnn_rule or CudnnRule.TORCH
+    if not g.get("loaded"):  # a title cut short after the build's version: what it needs still reads
+        name = catalog.framework_name(framework) or "build"
+        return Decoded(
+            expected={"cudnn": str(built)},
+            rows=[("built against", _cudnn_row(built, g["built"], g.get("built_compat")))],
+            facts={"built": str(built), "want_series": str(built.series), "want": _want(built, rule)},
+            rule=f"this {name} needs {cudnn_rule_text(built, rule)}",
+        )
+    loaded = CudnnVersion.parse(g["loaded"])
     rows = [
         ("loaded at run time", _cudnn_row(loaded, g["loaded"], g.get("loaded_compat"))),
         ("built against", _cudnn_row(built, g["built"], g.get("built_compat"))),
@@ -188,8 +212,14 @@ def _cuda_row(version: CudaVersion, how: str) -> str:
 
 
 def cuda_pair(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
-    found, found_how = _cuda(m.group("found"))
+    if not m.groupdict().get("built"):  # cut before the build's version
+        found, found_how = _cuda(m.group("found"))
+        return Decoded({"cuda": str(found)}, {}, [("found", _cuda_row(found, found_how))], {"found_cuda": str(found)})
     built, built_how = _cuda(m.group("built"))
+    if not m.groupdict().get("found"):  # a title cut short after the build's version
+        facts = {"want_cuda": str(built), "want_major": str(built.major), "want_tag": f"{built.major}{built.minor}"}
+        return Decoded({}, {"cuda": str(built)}, [("built for", _cuda_row(built, built_how))], facts)
+    found, found_how = _cuda(m.group("found"))
     rows = [("found", _cuda_row(found, found_how)), ("built for", _cuda_row(built, built_how))]
     facts = {
         "found_cuda": str(found),
@@ -202,6 +232,8 @@ def cuda_pair(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework
 
 
 def driver_cuda_encoded(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    if not m.group("found"):  # cut before the version
+        return Decoded()
     found, how = _cuda(m.group("found"))
     row = f"CUDA {found} at most  (found version {how}, the driver API's cudaDriverGetVersion)"
     return Decoded({"cuda": str(found)}, {}, [("driver supports", row)], {"found_cuda": str(found)})
@@ -211,7 +243,11 @@ def driver_cuda_encoded(m: re.Match[str], entry: CatalogEntry, catalog: Catalog,
 
 
 def library(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
-    name = re.split(r"[\\/]", m.group("lib").strip().strip("'\""))[-1]
+    if not m.groupdict().get("lib"):
+        # cut before the library's name: a framework's own words still say a library is missing; a loader's
+        # generic ones ("failed to load") say nothing
+        return Decoded() if entry.framework else None
+    name = re.split(r"[\\/]", m.group("lib").strip().strip("'\"`‘’"))[-1]
     known = catalog.library(name)
     if known is None:
         return _library_by_rule(name)
@@ -386,6 +422,8 @@ def cuda_cudnn_majors(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, f
 def cuda_required(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     """The CUDA a program or image requires (nvidia-container-cli's ``cuda>=12.8``), and the CUDA the host's driver
     supports where the message adds it (nvidia-container-toolkit's ``cuda>=12.8 (cuda=12.4)``)."""
+    if not m.group("cuda"):  # cut before the version
+        return Decoded()
     cuda = CudaVersion.parse(m.group("cuda"))
     rows = [("needs", f"a driver that supports CUDA {cuda} or newer")]
     found: dict[str, str] = {}
@@ -417,7 +455,7 @@ _SYMBOL_KIND = {
 _SYMBOL_OWNER = (  # a symbol's own name, when no library version names its owner
     (re.compile(r"cudnn", re.IGNORECASE), "cudnn", "cuDNN"),
     (re.compile(r"^(?:_Z\w*?)?cublas", re.IGNORECASE), "cuda", "cuBLAS"),
-    (re.compile(r"^nccl"), "nccl", "NCCL"),
+    (re.compile(r"^nccl", re.IGNORECASE), "nccl", "NCCL"),
     (re.compile(r"^(?:cufft|cusparse|cusolver|curand|_*nvJitLink)", re.IGNORECASE), "cuda_math", "a CUDA math library"),
     # the CUDA runtime's API (cuda_runtime_api.h: every function is cudaXxx), versioned with the toolkit
     (re.compile(r"^cuda[A-Z]"), "cuda", "the CUDA runtime"),
@@ -444,7 +482,11 @@ def undefined_symbol(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, fr
         component, label = next(((c, name) for rx, c, name in _SYMBOL_OWNER if rx.search(symbol)), ("", ""))
     if component not in _SYMBOL_KIND:
         return None
-    rows = [("symbol", f"{symbol[:80]}{'...' if len(symbol) > 80 else ''}: expected in {label}")]
+    rows = (
+        [("symbol", f"{symbol[:80]}{'...' if len(symbol) > 80 else ''}: expected in {label}")]
+        if symbol
+        else [("version", f"{g.get('lib')}: not found in the copy loaded")]
+    )
     if g.get("file"):
         rows.append(("needed by", g["file"]))
     rows.append(("meaning", _SYMBOL_WHY[component]))

@@ -15,7 +15,7 @@ from ..records import record
 from .catalog import Catalog, CatalogEntry, load_catalog
 from .decoders import decode
 from .diagnosis import Diagnosis, rank
-from .reading import flagged, join_broken_name, normalise
+from .reading import QUERY_MARKS, flagged, join_broken_name, normalise
 
 LOOKAHEAD = 4  # more lines a wrapped message may take
 LOOKBEHIND = 6  # lines before a message read for framework markers
@@ -26,15 +26,15 @@ _SPACE = re.compile(r"\s+")
 # a timestamp with a TensorFlow-style "W tensorflow/...cc:64] ". Only continuation lines lose it.
 # Also a quoted reply's "> ", Python logging's "WARNING:root:", TensorRT's "[06/08/2022-15:28:47] [TRT] [E] ".
 _CONTINUATION_PREFIX = (  # (compiled on first use, by re's cache: most runs wrap no message)
-    r"^(?:> ?)*(?:E(?= )|[IWEF]\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\]"
+    r"^(?:>(?!=) ?)*(?:E(?= )|[IWEF]\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\]"
     r"|\d{4}-\d\d-\d\d[ T][\d:.,]+:?(?: [IWEF] [\w./\\-]+:\d+\])?"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:"
     r"|(?:\[(?:[\d/:. -]+|TRT|[IWEF]|TensorRT|INFO|WARNING|ERROR)\] ?)+)? *"
 )
 
-# What a line with encoded text holds (lower-cased): a URL escape of a printable character or a line break, or an
-# escaped backslash or quote
-_ESCAPE_MARKS = (*(f"%{d}" for d in "234567"), "%0a", "%0d", "%09", "\\\\", '\\"', "\\'")
+# What a line with encoded text holds (lower-cased): a URL escape of a printable character or a line break, an
+# escaped backslash or quote, or a search link's query (spaces as "+", no escape needed)
+_ESCAPE_MARKS = (*(f"%{d}" for d in "234567"), "%0a", "%0d", "%09", "\\\\", '\\"', "\\'", *QUERY_MARKS)
 
 __all__ = ["ScanResult", "diagnose", "scan", "scan_file"]
 
@@ -97,6 +97,23 @@ def scan_file(
     finally:
         hits.close()  # stops the search's workers now, not when the traceback of a Ctrl-C is let go
     return ScanResult(scanner.result(), total, scanner.truncated)
+
+
+def _cut_match(entry: CatalogEntry, text: str, first: int, min_start: int, wrapped: bool) -> re.Match[str] | None:
+    """The entry's sentence cut short in ``text``, starting on its first line (``first`` characters) and holding
+    one of the entry's anchors (its distinctive words), or None."""
+    pattern = entry.cut
+    if pattern is None:
+        return None
+    for m in pattern.finditer(text):
+        if m.start() >= first:
+            break
+        if m.start() < min_start or (wrapped and m.end() <= first):
+            continue
+        low = _SPACE.sub(" ", m.group(0)).lower()  # (a wrapped match: the anchors' spaces are line breaks here)
+        if any(a in low for a in entry.anchors):
+            return m
+    return None
 
 
 def _norm(line: str) -> str:
@@ -180,7 +197,11 @@ class _Scanner:
                 low = f"{low} {re.sub(_CONTINUATION_PREFIX, '', _norm(buf[i + 1])).lower()}"
             entries = [e for e in self.catalog.entries if any(a in low for a in e.anchors)]
             if entries and i > 0 and line_no - 1 >= self.consumed_line:
-                self._try_line(buf, base, i - 1, entries)  # the message may start on the line before
+                # the message may start on the line before, with an anchor broken over the two ("libx.so.9:" /
+                # "cannot open shared object file"): its entries are those of the two lines read as one
+                both = f"{_norm(buf[i - 1]).lower()} {low}"
+                before_entries = [e for e in self.catalog.entries if any(a in both for a in e.anchors)]
+                self._try_line(buf, base, i - 1, before_entries)
                 if line_no < self.consumed_line:
                     return
         if not entries:
@@ -211,6 +232,12 @@ class _Scanner:
                     continue
                 if self._record(entry, m, context, line_no, near, line_no - len(before)):
                     taken.append((m.start(), m.end()))
+        if not taken:  # no sentence reads whole: one cut short (a title) still reads up to where it ends
+            for entry in entries:
+                read = _cut_match(entry, text, len(first), min_start, wrapped)
+                if read and self._record(entry, read, context, line_no, near, line_no - len(before), cut=True):
+                    taken.append((read.start(), read.end()))
+                    break
         if taken:
             end = max(e for _, e in taken)
             extra_lines = text.count("\n", 0, end)
@@ -219,10 +246,17 @@ class _Scanner:
                 self.consumed_col = end - (text.rfind("\n", 0, end) + 1) + cut[extra_lines]
 
     def _record(
-        self, entry: CatalogEntry, m: re.Match[str], context: str, line_no: int, near: tuple[str, ...], first: int
+        self,
+        entry: CatalogEntry,
+        m: re.Match[str],
+        context: str,
+        line_no: int,
+        near: tuple[str, ...],
+        first: int,
+        cut: bool = False,
     ) -> bool:
         framework = self._framework(entry, context)
-        decoded = decode(m, entry, self.catalog, framework)
+        decoded = decode(m, entry, self.catalog, framework, cut)
         if decoded is None:
             return False
         kind = decoded.kind or entry.kind
