@@ -201,11 +201,12 @@ def test_an_internal_error_is_one_line_exit_70(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from dnnresolve import cli
+    from dnnresolve.cli import matrix as matrix_command
 
     def broken(args: object) -> int:
         raise RuntimeError("a bug of ours")
 
-    monkeypatch.setattr(cli, "_cmd_matrix", broken)
+    monkeypatch.setattr(matrix_command, "cmd_matrix", broken)
     assert cli.main(["matrix", "torch"]) == 70
     err = capsys.readouterr().err
     assert err == (
