@@ -9,7 +9,8 @@ import pytest
 from packaging.version import Version
 
 from dnnresolve.errors import MatrixError
-from dnnresolve.matrix import load_matrix, packaged_matrix_path, parse_matrix
+from dnnresolve.matrix import load_matrix, packaged_matrix_path
+from dnnresolve.matrix.parse import parse_matrix
 from dnnresolve.versions import CudaVersion
 
 GOOD_ROW = """

@@ -99,7 +99,7 @@ def test_cuda_driver_minimums_rise_with_the_toolkit(matrix: Matrix) -> None:
 
 
 def test_gpu_names_are_unique(matrix: Matrix) -> None:
-    from dnnresolve.matrix import gpu_key
+    from dnnresolve.matrix.nvidia import gpu_key
 
     seen: dict[str, str] = {}
     for g in matrix.gpus:
