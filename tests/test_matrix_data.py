@@ -11,7 +11,8 @@ from packaging.utils import canonicalize_name
 
 from dnnresolve.matrix import Matrix, load_matrix, packaged_matrix_path
 from dnnresolve.model import CudaInstall, CudnnInstall, FrameworkRelease, Gpu, Runtime
-from dnnresolve.solve import Status, solve
+from dnnresolve.solve import solve
+from dnnresolve.solve.results import Status
 from dnnresolve.specs import parse_requirement
 from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, PythonVersion
 

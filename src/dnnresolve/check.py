@@ -42,26 +42,10 @@ from .findings import CheckedPin, CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import COMPANIONS, CudaInstall, CudnnInstall, Runtime, extras_of
 from .plan import make_plan
-from .solve import (
-    CANNOT_RUN,
-    RUNS,
-    RUNS_WARNED,
-    Candidate,
-    Check,
-    RequirementResult,
-    SolveResult,
-    Status,
-    artifact_of,
-    bundled_forms,
-    evaluate,
-    nearest_known,
-    needs_system_cuda,
-    pinned_specifiers,
-    pins_of_form,
-    solve_requirement,
-    specifiers_intersect,
-    under_its_own_name,
-)
+from .solve import artifact_of, nearest_known, solve_requirement, under_its_own_name
+from .solve.checks import bundled_forms, evaluate, needs_system_cuda
+from .solve.conflicts import pinned_specifiers, pins_of_form, specifiers_intersect
+from .solve.results import CANNOT_RUN, RUNS, RUNS_WARNED, Candidate, Check, RequirementResult, SolveResult, Status
 from .sources.interface import IndexContext, LocatedRequirement, SourceFile
 from .specs import Requirement, parse_requirement
 from .versions import CudaVersion, CudnnVersion, PythonVersion, VersionError

@@ -28,17 +28,9 @@ from .plansteps import (
     module_search_steps,
 )
 from .records import field, record
-from .solve import (
-    Candidate,
-    RequirementResult,
-    SolveResult,
-    Status,
-    evaluate,
-    nearest_known,
-    needs_system_cuda,
-    solve_requirement,
-    under_its_own_name,
-)
+from .solve import nearest_known, solve_requirement, under_its_own_name
+from .solve.checks import evaluate, needs_system_cuda
+from .solve.results import Candidate, RequirementResult, SolveResult, Status
 from .specs import parse_requirement
 from .steps import Step
 from .versions import PythonVersion

@@ -11,7 +11,9 @@ from dnnresolve.matrix.parse import parse_matrix
 from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Module, Runtime
 from dnnresolve.plan import Plan, make_plan
 from dnnresolve.render.plan import to_json, to_sh
-from dnnresolve.solve import Status, solve, specifiers_intersect
+from dnnresolve.solve import solve
+from dnnresolve.solve.conflicts import specifiers_intersect
+from dnnresolve.solve.results import Status
 from dnnresolve.specs import parse_requirement
 from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
 

@@ -41,7 +41,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from ..doctor import code_findings, code_packages, installed_requirements
     from ..plan import make_plan
     from ..render import plan as render
-    from ..solve import Status, solve
+    from ..solve import solve
+    from ..solve.results import Status
 
     matrix = matrix_for(args)
     runtime = detect_runtime(root=args.root, matrix=matrix, started=started())

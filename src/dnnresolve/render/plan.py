@@ -12,7 +12,7 @@ from ..model import Runtime
 from ..pkgname import canonicalize_name
 from ..plan import Option, Plan, RequirementPlan, needs_summary
 from ..profile import fact_sources, machine_json
-from ..solve import Candidate, Check, Status
+from ..solve.results import Candidate, Check, Status
 from .console import emit_json, writer
 from .styled import Hint, Piece, Writer
 
