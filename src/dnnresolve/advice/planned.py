@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the planner loads when a diagnosis is planned: most message
     from typing import Any
 
     from ..matrix import Matrix
-    from ..plan import Option
+    from ..plan_options import Option
 
 # The catalog names frameworks; these are the PyPI names their releases go by, where they differ.
 _PACKAGE_PREFIXES = {

@@ -10,7 +10,8 @@ from ..cuda_builds import NO_RUNTIME, PLUGIN_MISMATCH, BuildGap
 from ..doctor import verdict_with_build
 from ..model import Runtime
 from ..pkgname import canonicalize_name
-from ..plan import Option, Plan, RequirementPlan, needs_summary
+from ..plan import Plan, RequirementPlan, needs_summary
+from ..plan_options import Option
 from ..profile import fact_sources, machine_json
 from ..solve.results import Candidate, Check, Status
 from .console import emit_json, writer

@@ -21,7 +21,8 @@ from packaging.version import Version
 
 from ..errors import UserError
 from ..pkgname import canonicalize_name
-from ..plan import Option, Plan, make_plan
+from ..plan import Plan, make_plan
+from ..plan_options import Option
 from ..solve import solve
 from ..solve.checks import needs_system_cuda
 from ..solve.results import Candidate, Status

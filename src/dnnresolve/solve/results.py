@@ -115,7 +115,7 @@ class RequirementResult:
     @property
     def best(self) -> Candidate | None:
         """The candidate the requirement installs that fails least; the other builds are alternatives a plan
-        may offer (``plan._other_variants``), never what the requirement is judged by."""
+        may offer (``plan_options.other_variants``), never what the requirement is judged by."""
         cands = self.installs
         if not cands:
             return None
