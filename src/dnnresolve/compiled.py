@@ -42,6 +42,7 @@ COMPILERS = (
     "matrix/queries.py",
     "matrix/rows.py",
     "schema.py",
+    "schema_tables.py",
     "images.py",
     "cuda_names.py",
     "model.py",

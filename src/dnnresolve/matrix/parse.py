@@ -23,7 +23,8 @@ def parse_matrix(text: str, path: str = "compat_matrix.toml") -> Matrix:
 
 def validate(text: str, path: str) -> tuple[Matrix, dict[str, list[tuple[int, int, Any]]]]:
     """The built matrix, and its rows as plain data: table -> [(row index, header line, the row's dict)]."""
-    from ..schema import BUILDERS, TABLES, iter_rows, toml_loads
+    from ..schema import TABLES, iter_rows, toml_loads
+    from ..schema_tables import BUILDERS
 
     try:
         doc = toml_loads(text)

@@ -95,7 +95,8 @@ class MatrixRows:
         """One cached row built (once) into its model object."""
         key = (table, i)
         if key not in self._one_built:
-            from ..schema import BUILDERS, Row
+            from ..schema import Row
+            from ..schema_tables import BUILDERS
 
             self._one_built[key] = BUILDERS[table](Row(self.path, table, i, line, d, trusted=True))
         return self._one_built[key]
