@@ -164,6 +164,7 @@ def matrix_load(env: dict[str, str], runs: int) -> list[dict[str, Any]]:
     code = (
         # (packaging too: the matrix imports it when a release is first compared, #26; this case times the data)
         "import sys, time\nimport dnnresolve.matrix as m, dnnresolve.schema, dnnresolve.model\n"
+        "import dnnresolve.matrix.parse\n"
         "import packaging.specifiers, packaging.version\n"
         "t = time.perf_counter()\nx = m.load_matrix(sys.argv[1] if len(sys.argv) > 1 else None)\n"
         "x.find('tensorflow-gpu', '==1.0'); x.gpu('Tesla K20m')\n"

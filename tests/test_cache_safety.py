@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from dnnresolve import compiled
-from dnnresolve.matrix import compile_matrix, packaged_matrix_path
+from dnnresolve.matrix import packaged_matrix_path
+from dnnresolve.matrix.parse import compile_matrix
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 REPO = Path(__file__).resolve().parents[1]

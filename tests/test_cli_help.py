@@ -9,10 +9,11 @@ from collections.abc import Callable
 
 import pytest
 
-from dnnresolve.cli import _COMMANDS, build_parser, command_parser
+from dnnresolve.cli import parser
+from dnnresolve.cli.parser import build_parser, command_parser
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
-COMMANDS = list(_COMMANDS)
+COMMANDS = list(parser.COMMANDS)
 
 
 def _section(text: str, heading: str) -> list[str]:

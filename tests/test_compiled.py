@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from dnnresolve import matrix as matrix_module
-from dnnresolve.matrix import load_matrix, packaged_matrix_path, parse_matrix
+from dnnresolve.matrix import load_matrix, packaged_matrix_path
+from dnnresolve.matrix.parse import parse_matrix
 
 REPO = Path(__file__).resolve().parents[1]
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -144,7 +145,8 @@ def test_every_module_that_validates_is_in_the_code_digest() -> None:
     validated; each of them must be in ``COMPILERS``, or an edit of it in a checkout would go unseen."""
     code = (
         "import sys\n"
-        "from dnnresolve.matrix import compile_matrix, packaged_matrix_path\n"
+        "from dnnresolve.matrix import packaged_matrix_path\n"
+        "from dnnresolve.matrix.parse import compile_matrix\n"
         "from dnnresolve.explain.catalog import compile_catalog, packaged_catalog_path\n"
         "compile_matrix(packaged_matrix_path().read_bytes(), 'm')\n"
         "compile_catalog(packaged_catalog_path().read_bytes(), 'c')\n"

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dnnresolve.errors import MatrixError
-from dnnresolve.matrix import parse_matrix
+from dnnresolve.matrix.parse import parse_matrix
 from dnnresolve.versions import (
     ComputeCapability,
     CudaVersion,

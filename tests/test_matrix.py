@@ -9,7 +9,8 @@ import pytest
 from packaging.version import Version
 
 from dnnresolve.errors import MatrixError
-from dnnresolve.matrix import load_matrix, packaged_matrix_path, parse_matrix
+from dnnresolve.matrix import load_matrix, packaged_matrix_path
+from dnnresolve.matrix.parse import parse_matrix
 from dnnresolve.versions import CudaVersion
 
 GOOD_ROW = """
@@ -201,11 +202,12 @@ def test_an_internal_error_is_one_line_exit_70(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from dnnresolve import cli
+    from dnnresolve.cli import matrix as matrix_command
 
     def broken(args: object) -> int:
         raise RuntimeError("a bug of ours")
 
-    monkeypatch.setattr(cli, "_cmd_matrix", broken)
+    monkeypatch.setattr(matrix_command, "cmd_matrix", broken)
     assert cli.main(["matrix", "torch"]) == 70
     err = capsys.readouterr().err
     assert err == (

@@ -11,7 +11,8 @@ from packaging.utils import canonicalize_name
 
 from dnnresolve.matrix import Matrix, load_matrix, packaged_matrix_path
 from dnnresolve.model import CudaInstall, CudnnInstall, FrameworkRelease, Gpu, Runtime
-from dnnresolve.solve import Status, solve
+from dnnresolve.solve import solve
+from dnnresolve.solve.results import Status
 from dnnresolve.specs import parse_requirement
 from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, PythonVersion
 
@@ -99,7 +100,7 @@ def test_cuda_driver_minimums_rise_with_the_toolkit(matrix: Matrix) -> None:
 
 
 def test_gpu_names_are_unique(matrix: Matrix) -> None:
-    from dnnresolve.matrix import gpu_key
+    from dnnresolve.matrix.nvidia import gpu_key
 
     seen: dict[str, str] = {}
     for g in matrix.gpus:

@@ -24,7 +24,7 @@ HEAVY = [
     "platformdirs",
     "tomllib",
     "tomli",
-    "shutil",  # argparse imports it for every option, unless given a width (cli._Formatter)
+    "shutil",  # argparse imports it for every option, unless given a width (cli.parser._Formatter)
     "bz2",
     "lzma",
     "dnnresolve.fleet",  # only fleet collect and --fleet read a fleet

@@ -20,7 +20,8 @@ def cuda_name_finding(report: CheckReport, located: LocatedRequirement, runtime:
     if entry is None:
         return False
     from .cuda_names import asked_version, what_it_is
-    from .solve import Status, solve_requirement
+    from .solve import solve_requirement
+    from .solve.results import Status
 
     name = req.name
     version = asked_version(req.specifier)

@@ -14,16 +14,9 @@ from .matrix import Matrix
 from .model import Runtime
 from .pkgname import canonicalize_name
 from .records import record
-from .solve import (
-    Candidate,
-    RequirementResult,
-    bundled_forms,
-    find_conflicts,
-    pinned_specifiers,
-    pins_met,
-    pins_of_form,
-    specifiers_intersect,
-)
+from .solve.checks import bundled_forms
+from .solve.conflicts import find_conflicts, pinned_specifiers, pins_met, pins_of_form, specifiers_intersect
+from .solve.results import Candidate, RequirementResult
 from .sources.interface import LocatedRequirement
 from .specs import Requirement
 from .versions import CudaVersion

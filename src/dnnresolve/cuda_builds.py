@@ -21,7 +21,8 @@ from .model import InstalledPackage, Runtime
 from .pkgname import canonicalize_name
 from .plan import make_plan
 from .records import record, replace
-from .solve import SolveResult, solve_requirement
+from .solve import solve_requirement
+from .solve.results import SolveResult
 from .specs import InvalidRequirement, parse_requirement
 from .steps import Step
 from .versions import parse_build_tag

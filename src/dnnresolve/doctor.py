@@ -11,7 +11,7 @@ from .matrix import Matrix
 from .model import InstalledCode, Runtime
 from .pkgname import canonicalize_name
 from .records import record
-from .solve import CANNOT_RUN, RUNS_WARNED, Status
+from .solve.results import CANNOT_RUN, RUNS_WARNED, Status
 from .specs import InvalidRequirement, Requirement, parse_requirement
 from .versions import ComputeCapability
 

@@ -16,7 +16,8 @@ from .compat import FULL, MINOR_VERSION_COMPAT, DriverTable
 from .matrix import Matrix
 from .model import Runtime
 from .records import record, replace
-from .solve import Candidate, Status, evaluate, preferred_variants
+from .solve.checks import evaluate
+from .solve.results import Candidate, Status, preferred_variants
 from .versions import CudaVersion, DriverVersion
 
 # What a driver change can fix: the driver check itself, and a GPU whose code the driver must compile.

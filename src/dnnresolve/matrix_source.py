@@ -134,7 +134,7 @@ def write_cache(
     """Store an already verified matrix and its compiled form. Each file is written whole under a temporary
     name and renamed into place; the metadata last."""
     from . import compiled
-    from .matrix import compile_matrix
+    from .matrix.parse import compile_matrix
 
     directory = os.fspath(directory) if directory is not None else cache_dir(create=True)
     if directory is None:

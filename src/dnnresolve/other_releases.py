@@ -18,7 +18,8 @@ from .matrix import Matrix
 from .model import FrameworkRelease, Runtime
 from .plansteps import env_python
 from .records import record, replace
-from .solve import Candidate, Check, RequirementResult, Status, evaluate, preferred_variants
+from .solve.checks import evaluate
+from .solve.results import Candidate, Check, RequirementResult, Status, preferred_variants
 
 SERIES, NEWEST, CLEAN = "series", "newest", "clean"
 

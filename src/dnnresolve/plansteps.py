@@ -13,7 +13,8 @@ from .compat import cudnn_compatible, cudnn_rule_text
 from .matrix import Matrix
 from .model import FrameworkRelease, InstallRecipe, Runtime
 from .modulenames import ModuleOffer, read_module
-from .solve import Candidate, cudnn_rule_for, installed_cudnn_choices, system_cuda_ok
+from .solve.checks import cudnn_rule_for, installed_cudnn_choices, system_cuda_ok
+from .solve.results import Candidate
 from .specs import InvalidRequirement, parse_requirement
 from .steps import Step
 from .versions import CudaVersion, CudnnVersion, PythonVersion

@@ -3,7 +3,7 @@
 Order of checks, all before anything is written (and all within one deadline, ``net.Deadline``): the URL is
 https (plain http only to this machine); the
 published checksum (URL + ".sha256") is fetched; the matrix is fetched whole; its sha256 must equal the
-published one; it must be UTF-8 and pass the schema (``matrix.parse_matrix``). Only then is it written to
+published one; it must be UTF-8 and pass the schema (``matrix.parse.parse_matrix``). Only then is it written to
 the cache (see ``matrix_source``). A failed or partial download therefore never replaces a good cache.
 """
 
@@ -91,7 +91,8 @@ def update_matrix(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> UpdateResult:
     """Fetch, verify, validate and cache the matrix at ``url``. Raises NetworkError / MatrixError."""
-    from .matrix import packaged_identity, parse_matrix
+    from .matrix import packaged_identity
+    from .matrix.parse import parse_matrix
     from .matrix_source import clear_cache, read_cache, sha256_bytes, write_cache
 
     check_url(url)

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .model import Runtime
-from .plan import Option, Plan
+from .plan import Plan
+from .plan_options import Option
 from .records import record
 from .specs import InvalidRequirement, Requirement, parse_requirement
 from .steps import Step

@@ -82,7 +82,7 @@ def test_doctor_finds_a_cpu_build_and_ptx_only_code(run_cli, tmp_path: Path) -> 
 def test_each_gpu_gets_its_verdict_from_the_installed_code() -> None:
     from dnnresolve.doctor import code_findings
     from dnnresolve.model import Gpu, InstalledCode, Runtime
-    from dnnresolve.solve import Status
+    from dnnresolve.solve.results import Status
     from dnnresolve.versions import ComputeCapability as CC
 
     code = InstalledCode(

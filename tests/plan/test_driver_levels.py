@@ -14,7 +14,9 @@ from dnnresolve.matrix import load_matrix
 from dnnresolve.model import FrameworkRelease, Gpu, Runtime
 from dnnresolve.plan import make_plan
 from dnnresolve.records import replace
-from dnnresolve.solve import Status, evaluate, solve, solve_requirement
+from dnnresolve.solve import solve, solve_requirement
+from dnnresolve.solve.checks import evaluate
+from dnnresolve.solve.results import Status
 from dnnresolve.specs import parse_requirement
 from dnnresolve.versions import ComputeCapability, CudaVersion, DriverVersion, PythonVersion
 

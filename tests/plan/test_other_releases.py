@@ -14,9 +14,12 @@ from packaging.version import Version
 from dnnresolve.compat import MINOR_VERSION_COMPAT
 from dnnresolve.matrix import load_matrix, packaged_matrix_path
 from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Runtime
-from dnnresolve.plan import Option, make_plan
+from dnnresolve.plan import make_plan
+from dnnresolve.plan_options import Option
 from dnnresolve.records import replace
-from dnnresolve.solve import Candidate, Status, evaluate, solve
+from dnnresolve.solve import solve
+from dnnresolve.solve.checks import evaluate
+from dnnresolve.solve.results import Candidate, Status
 from dnnresolve.specs import parse_requirement
 from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
 

@@ -20,7 +20,8 @@ from dnnresolve.matrix import Matrix, load_matrix
 from dnnresolve.model import Runtime
 from dnnresolve.plan import Plan, make_plan
 from dnnresolve.render.plan_files import to_environment_yml, to_requirements
-from dnnresolve.solve import Status, solve
+from dnnresolve.solve import solve
+from dnnresolve.solve.results import Status
 from dnnresolve.sources import read_paths
 from dnnresolve.specs import parse_requirement
 

@@ -6,11 +6,14 @@ import json
 import shlex
 from typing import Any
 
-from dnnresolve.matrix import load_matrix, parse_matrix
+from dnnresolve.matrix import load_matrix
+from dnnresolve.matrix.parse import parse_matrix
 from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Module, Runtime
 from dnnresolve.plan import Plan, make_plan
 from dnnresolve.render.plan import to_json, to_sh
-from dnnresolve.solve import Status, solve, specifiers_intersect
+from dnnresolve.solve import solve
+from dnnresolve.solve.conflicts import specifiers_intersect
+from dnnresolve.solve.results import Status
 from dnnresolve.specs import parse_requirement
 from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion
 
@@ -233,7 +236,8 @@ def test_two_frameworks_whose_pinned_cuda_wheels_clash(run_cli) -> None:  # type
 
 
 def test_conda_option_only_where_the_recipe_states_its_pythons(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from dnnresolve.matrix import packaged_matrix_path, parse_matrix
+    from dnnresolve.matrix import packaged_matrix_path
+    from dnnresolve.matrix.parse import parse_matrix
 
     text = packaged_matrix_path().read_text()
     plain = parse_matrix(text, "m.toml")

@@ -22,16 +22,10 @@ from dnnresolve.compat import CudnnRule
 from dnnresolve.matrix import Matrix, load_matrix
 from dnnresolve.model import CudaInstall, CudnnInstall, FrameworkRelease, Gpu, Runtime
 from dnnresolve.plan import make_plan
-from dnnresolve.solve import (
-    CANNOT_RUN,
-    Status,
-    artifact_of,
-    evaluate,
-    needs_system_cuda,
-    preferred_variants,
-    solve,
-    variant_code,
-)
+from dnnresolve.solve import artifact_of, solve
+from dnnresolve.solve.checks import evaluate, needs_system_cuda
+from dnnresolve.solve.gpu import variant_code
+from dnnresolve.solve.results import CANNOT_RUN, Status, preferred_variants
 from dnnresolve.specs import Requirement, parse_requirement
 from dnnresolve.versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion
 

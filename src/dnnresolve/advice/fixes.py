@@ -170,7 +170,7 @@ def _from_matrix(d: Diagnosis, matrix: Matrix, runtime: Runtime | None, cat: Cat
 def _build_for_machine(matrix: Matrix, package: str, runtime: Runtime) -> str | None:
     """The newest release of ``package`` with a pip build for the CUDA major (and cuDNN) this machine has, for a
     message that names the majors the installed build wanted (onnxruntime's "Require cuDNN 9.* and CUDA 12.*")."""
-    from ..solve import cudnn_rule_for  # the framework's own rule, its default included
+    from ..solve.checks import cudnn_rule_for  # the framework's own rule, its default included
 
     cuda = runtime.active_cuda
     cudnn = runtime.active_cudnn

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the planner loads when a diagnosis is planned: most message
     from typing import Any
 
     from ..matrix import Matrix
-    from ..plan import Option
+    from ..plan_options import Option
 
 # The catalog names frameworks; these are the PyPI names their releases go by, where they differ.
 _PACKAGE_PREFIXES = {
@@ -128,7 +128,8 @@ def _for_release(d: Diagnosis, installed: InstalledPackage, runtime: Runtime, ma
     from ..cuda_builds import build_gap
     from ..doctor import verdict_with_build
     from ..plan import make_plan
-    from ..solve import RUNS, solve
+    from ..solve import solve
+    from ..solve.results import RUNS
 
     name, version = installed.name, installed.version
     logged = installed.location.startswith("the log")
@@ -218,7 +219,7 @@ def _needs(option: Option, d: Diagnosis, runtime: Runtime, matrix: Matrix) -> st
     """What the option's build needs that the fix should say: the code its wheels carry for the GPU (a message of
     a missing architecture), the driver it needs where this one is not known to run it (with no driver known,
     the least that runs it, through minor-version compatibility, and the one for full support)."""
-    from ..solve import Status
+    from ..solve.results import Status
 
     cand = option.candidate
     if cand is None:

@@ -11,7 +11,8 @@ import json
 from collections.abc import Callable, Sequence
 
 from ..model import Runtime
-from ..plan import Option, Plan, RequirementPlan
+from ..plan import Plan, RequirementPlan
+from ..plan_options import Option
 from ..profile import runtime_to_json
 from ..records import field, record
 from .store import FleetNode

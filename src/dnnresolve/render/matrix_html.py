@@ -25,7 +25,7 @@ _VERDICT = {"ok": "o", "warn": "w", "fail": "f", "unknown": "u"}  # the solver's
 
 def page_data(matrix: Matrix) -> dict[str, Any]:
     """What the page shows: its builds and GPUs, as the script in the page reads them."""
-    from ..solve import gpu_check
+    from ..solve.gpu import gpu_check
 
     ccs = sorted({g.compute_capability for g in matrix.gpus})
     tables = {os_name: matrix.driver_table(os_name) for os_name in ("linux", "windows")}
@@ -53,7 +53,7 @@ def page_data(matrix: Matrix) -> dict[str, Any]:
 
 
 def _build(row: FrameworkRelease, cuda: CudaVersion | None, matrix: Matrix) -> dict[str, Any]:
-    from ..solve import variant_code
+    from ..solve.gpu import variant_code
 
     sm, exact, ptx = variant_code(row, cuda) if cuda is not None else ((), (), ())
     code = ", ".join([*(s.sm for s in sm), *(f"{e.sm}a" for e in exact), *(p.compute for p in ptx)])

@@ -10,9 +10,10 @@ from ..cuda_builds import NO_RUNTIME, PLUGIN_MISMATCH, BuildGap
 from ..doctor import verdict_with_build
 from ..model import Runtime
 from ..pkgname import canonicalize_name
-from ..plan import Option, Plan, RequirementPlan, needs_summary
+from ..plan import Plan, RequirementPlan, needs_summary
+from ..plan_options import Option
 from ..profile import fact_sources, machine_json
-from ..solve import Candidate, Check, Status
+from ..solve.results import Candidate, Check, Status
 from .console import emit_json, writer
 from .styled import Hint, Piece, Writer
 

@@ -22,8 +22,11 @@ from packaging.version import Version
 
 from ..errors import UserError
 from ..pkgname import canonicalize_name
-from ..plan import Option, Plan, make_plan
-from ..solve import Candidate, Status, needs_system_cuda, solve
+from ..plan import Plan, make_plan
+from ..plan_options import Option
+from ..solve import solve
+from ..solve.checks import needs_system_cuda
+from ..solve.results import Candidate, Status
 from ..sources.container import Container
 from ..sources.dockerrun import pip_arguments
 from ..specs import InvalidRequirement, exact_version, parse_requirement

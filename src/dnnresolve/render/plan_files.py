@@ -8,7 +8,8 @@ the option needs, conda's own packages and channels in the order given, and a ``
 
 from __future__ import annotations
 
-from ..plan import Option, Plan
+from ..plan import Plan
+from ..plan_options import Option
 from ..steps import Step
 
 # pip options that take a value, as a requirements file spells them (one per line, before the pins)
