@@ -219,15 +219,15 @@ def cupy_env(tmp_path: Path, version: str, cuda: str, takes: str) -> Path:
 
 def test_detect_reads_conda_cupy_as_the_package_of_the_environments_cuda(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # before, conda's cupy was cupy-cuda12x whatever the environment's CUDA: here its CUDA 11.8 build, and the plan
-    # of cupy-cuda11x==13.3.0 proposed `pip install cupy-cuda11x==13.3.0` over conda's cupy (what plan says of the
-    # CUDA libraries is the solver's: it judges the system's CUDA, not the environment's cuda-version)
+    # of cupy-cuda11x==13.3.0 proposed `pip install cupy-cuda11x==13.3.0` over conda's cupy; the environment's
+    # cuda-version 11.8 serves it (test_conda_installed_build_is_judged_against_the_environments_cuda)
     root = cupy_env(tmp_path, "13.3.0", "11.8", ">=11.2,<12")
     out = run_cli("detect", "--root", str(root), env=_env())
     assert out.returncode == 0, out.stderr
     assert "cupy-cuda11x 13.3.0 (conda" in out.stdout and "cupy-cuda12x" not in out.stdout
     out = run_cli("plan", "cupy-cuda11x==13.3.0", "--root", str(root), env=_env())
     assert out.returncode in (0, 1) and not out.stderr, out.stderr
-    assert "keep cupy-cuda11x 13.3.0" in out.stdout and "pip install" not in out.stdout
+    assert "nothing to do: this machine runs it as it is" in out.stdout and "pip install" not in out.stdout
 
 
 def test_a_conda_forge_build_of_the_same_major_installs_into_the_environment(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -281,3 +281,24 @@ def test_check_holds_a_requirements_file_to_the_environments_cuda(run_cli, tmp_p
     req.write_text("cupy-cuda11x==13.3.0\n")  # CUDA 11.x builds: the environment's 11.3 takes them
     out = run_cli("check", "--json", str(req), "--target", str(profile))
     assert not [f for f in json.loads(out.stdout)["findings"] if f["rule"] == "conda-cuda-mix"]
+
+
+def test_conda_installed_build_is_judged_against_the_environments_cuda(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # conda-forge's cupy 13.3.0 CUDA 11 build in an environment held to cuda-version 11.8, with conda's cudatoolkit
+    # 11.8 beside it, on a machine whose system CUDA is 12.4: conda's cupy loads the environment's CUDA (its
+    # libraries sit in the environment's lib/, which conda's builds find first). Before, the plan judged the
+    # system's 12.4 ("built for CUDA 11.2; CUDA 12.4.127 is in use") and told the user to install CUDA 11.2 by hand
+    root = cupy_env(tmp_path, "13.3.0", "11.8", ">=11.2,<12")
+    _record(root / PREFIX.lstrip("/"), "cudatoolkit", "11.8.0", "h4ba93d1_13", f"{FORGE}/linux-64", [])
+    out = run_cli("plan", "cupy-cuda11x==13.3.0", "--root", str(root), "--json", env=_env())
+    assert not out.stderr, out.stderr
+    plan = json.loads(out.stdout)
+    [cuda] = [c for c in plan["requirements"][0]["checks"] if c["component"] == "cuda"]
+    assert cuda["status"] == "ok", cuda
+    assert cuda["found"] == "11.8.0" and "environment" in cuda["reason"]
+    assert "runfile" not in out.stdout and "cuda-toolkit-archive" not in out.stdout
+    # the same build in an environment held to CUDA 12 would not load: conda installed it for 11.x
+    root = cupy_env(tmp_path / "12", "13.3.0", "12.4", ">=11.2,<12")
+    out = run_cli("plan", "cupy-cuda11x==13.3.0", "--root", str(root), "--json", env=_env())
+    [cuda] = [c for c in json.loads(out.stdout)["requirements"][0]["checks"] if c["component"] == "cuda"]
+    assert cuda["status"] == "fail", cuda

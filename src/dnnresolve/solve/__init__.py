@@ -81,7 +81,32 @@ def solve_requirement(
             checks = evaluate(row, cuda, runtime, matrix)
             form = _check_form(req, row, cuda, runtime, matrix) if as_written and row.package == name else None
             result.candidates.append(Candidate(row, cuda, checks + ([form] if form is not None else [])))
+    if result.conda_cuda is not None:
+        _judge_by_environment_cuda(result, runtime)
     return result
+
+
+def _judge_by_environment_cuda(result: RequirementResult, runtime: Runtime) -> None:
+    """A framework conda installed into an environment held to one CUDA loads that CUDA, the environment's own
+    libraries (conda's builds find its lib/ first), not the system toolkit: a build the environment's CUDA takes
+    (``conda_cuda.takes``) is judged against it."""
+    from ..conda_cuda import pins_series, takes
+
+    env = result.conda_cuda
+    assert env is not None
+    own = next((c for c in runtime.cuda if runtime.conda_prefix and c.path == runtime.conda_prefix), None)
+    have = own.version if own is not None else env
+    where = f"conda's CUDA {have} of environment {runtime.conda_env or runtime.conda_prefix}"
+    for cand in result.candidates:
+        if cand.cuda is None:
+            continue
+        recipe = cand.release.recipe(cand.cuda, kind="conda")
+        if not takes(cand.cuda, env, pinned=recipe is not None and pins_series(recipe)):
+            continue
+        for i, check in enumerate(cand.checks):
+            if check.component == "cuda" and check.status is not Status.OK:
+                reason = f"{where} serves a {cand.cuda} build (conda installed it there)"
+                cand.checks[i] = Check("cuda", Status.OK, reason, check.needed, str(have), check.source)
 
 
 def _check_form(

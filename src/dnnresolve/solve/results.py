@@ -107,7 +107,7 @@ class RequirementResult:
         if self.build_named:
             return cands
         if self.conda_cuda is not None:  # conda installs the build of the environment's CUDA, where there is one
-            held = [c for c in cands if c.cuda is not None and c.cuda.series == self.conda_cuda and _has_conda(c)]
+            held = [c for c in cands if c.cuda is not None and _env_takes(c, self.conda_cuda)]
             if held:
                 return held
         return [c for c in cands if _is_pypi_build(c.release, c.cuda)] or cands
@@ -168,8 +168,12 @@ class SolveResult:
         return all(r.satisfied for r in self.results) and not self.conflicts
 
 
-def _has_conda(c: Candidate) -> bool:
-    return c.release.recipe(c.cuda, kind="conda") is not None
+def _env_takes(c: Candidate, env: CudaVersion) -> bool:
+    """Whether conda installs this build into an environment held to CUDA ``env`` (``conda_cuda.takes``)."""
+    from ..conda_cuda import pins_series, takes
+
+    recipe = c.release.recipe(c.cuda, kind="conda")
+    return recipe is not None and c.cuda is not None and takes(c.cuda, env, pinned=pins_series(recipe))
 
 
 def _preference(row: FrameworkRelease, cuda: CudaVersion | None) -> tuple[bool, int]:
