@@ -315,6 +315,18 @@ class CudnnRelease:
     note: str = ""
     row: int = 0
     line: int = 0
+    # the oldest GPU NVIDIA's support matrix lists, per CUDA major of the package (it moved: cuDNN 8.5 for CUDA 11.x
+    # lists Kepler, 8.9 for 11.x starts at Maxwell), the page that says so, or why the row states none
+    compute_capability_min_by_cuda: tuple[tuple[int, ComputeCapability], ...] = ()
+    compute_capability_source: str = ""
+    compute_capability_note: str = ""
+    compute_capability_unstated: str = ""
+
+    def floor(self, cuda_major: int) -> ComputeCapability | None:
+        """The oldest compute capability the package for that CUDA major supports; the row's overall minimum where
+        no per-major floor is stated; None when the matrix does not say."""
+        stated = dict(self.compute_capability_min_by_cuda)
+        return stated.get(cuda_major, self.compute_capability_min)
 
     def supports_cuda(self, cuda: CudaVersion) -> bool:
         for c in self.cuda:

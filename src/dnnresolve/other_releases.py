@@ -21,7 +21,7 @@ from .records import record, replace
 from .solve.checks import evaluate
 from .solve.results import Candidate, Check, RequirementResult, Status, preferred_variants
 
-SERIES, NEWEST, CLEAN = "series", "newest", "clean"
+SERIES, NEWEST, CLEAN, WHOLE = "series", "newest", "clean", "whole"
 
 
 @record
@@ -60,7 +60,8 @@ class _Runs:
 
 def other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> list[Offer]:
     """The offers for requirement ``r``, in the order a plan lists them: the series asked for, the newest, the
-    newest without caveats, then those in a new environment."""
+    newest without caveats, the newest that keeps cuDNN where the newest runs only with cuDNN off, then those in a
+    new environment."""
     best = r.best
     must_pass = {c.component for c in best.failures} if best else set()
     requested = {c.release.version for c in r.requested}
@@ -75,6 +76,8 @@ def other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> li
         (NEWEST, here[0][1].here if here else None),
         (CLEAN, next((x.clean for _, x in here if x.clean is not None), None)),
     ]
+    if here and _without_cudnn(here[0][1].here):  # the newest loses its cuDNN operations on this GPU: the newest
+        picks.append((WHOLE, next((x.here for _, x in here if not _without_cudnn(x.here)), None)))  # that keeps them
     for kind, cand in picks:
         if cand is not None and all(o.candidate.release is not cand.release for o in out):
             out.append(Offer(cand, kind, False, caveats(cand, runtime, matrix)))
@@ -157,6 +160,11 @@ def _how_it_runs(
     return out
 
 
+def _without_cudnn(cand: Candidate | None) -> bool:
+    """Whether the build runs here only with cuDNN turned off (the GPU is below its cuDNN's floor)."""
+    return cand is not None and any(c.component == "cudnn_gpu" and c.status is Status.WARN for c in cand.checks)
+
+
 def _passes(checks: list[Check], components: set[str]) -> bool:
     """What failed for the release asked for is checked here and passes, with a caveat at most (a check this
     release does not make, such as a cuDNN it brings itself, is another form than the one asked for)."""
@@ -206,6 +214,8 @@ def caveats(cand: Candidate, runtime: Runtime, matrix: Matrix) -> tuple[str, ...
                 out.append("with a driver caveat")
         elif c.component == "compute_capability":
             out.append(f"its PTX compiled for {_sm(c.found)} at first use")
+        elif c.component == "cudnn_gpu":
+            out.append(f"with cuDNN turned off ({c.needed.split(':')[0]} does not support {_sm(c.found)})")
         else:
             out.append(f"with a caveat ({c.component})")
     return tuple(out)

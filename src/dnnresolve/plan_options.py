@@ -10,7 +10,7 @@ from .compat import MINOR_VERSION_COMPAT
 from .driver_levels import DRIVER_BOUND, DriverUpgrade
 from .matrix import Matrix
 from .model import Runtime
-from .other_releases import other_releases
+from .other_releases import WHOLE, other_releases
 from .plansteps import (
     env_name,
     env_python,
@@ -243,6 +243,8 @@ def other_release_options(r: RequirementResult, runtime: Runtime, matrix: Matrix
         title += ": it runs with what this machine has"
         if offer.caveats:
             title += ", " + " and ".join(offer.caveats)
+        if offer.kind == WHOLE:
+            title += "; its cuDNN supports this GPU"
         option = install_option(c, runtime, title, WEIGHT_OTHER_RELEASE)
         option.notes = [w.reason for w in offer.warnings]
         if offer.new_env:

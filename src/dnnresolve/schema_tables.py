@@ -298,6 +298,10 @@ def _cudnn(row: Row) -> CudnnRelease:
             "cuda",
             "driver_min_linux",
             "compute_capability_min",
+            "compute_capability_min_by_cuda",
+            "compute_capability_source",
+            "compute_capability_note",
+            "compute_capability_unstated",
             "os",
             "archives",
             "source",
@@ -306,6 +310,7 @@ def _cudnn(row: Row) -> CudnnRelease:
         }
     )
     version = row.parsed("version", CudnnVersion.parse, required=True)
+    cuda = row.parsed_list("cuda", CudaVersion.parse, required=True)
     assert version is not None
     archives = []
     raw = row.data.get("archives") or []
@@ -315,9 +320,10 @@ def _cudnn(row: Row) -> CudnnRelease:
         if not isinstance(a, dict) or not all(isinstance(a.get(k), str) for k in ("cuda", "os", "file")):
             row.fail("archives", f"entry {i}: needs string keys cuda, os, file")
         archives.append(CudnnArchive(a["cuda"], a["os"], a["file"]))
+    floors = _cudnn_floors(row, cuda)
     return CudnnRelease(
         version=version,
-        cuda=row.parsed_list("cuda", CudaVersion.parse, required=True),
+        cuda=cuda,
         driver_min_linux=row.parsed("driver_min_linux", DriverVersion.parse),
         compute_capability_min=row.parsed("compute_capability_min", ComputeCapability.parse),
         os=row.texts("os"),
@@ -326,7 +332,37 @@ def _cudnn(row: Row) -> CudnnRelease:
         note=row.text("note"),
         row=row.index,
         line=row.line,
+        compute_capability_min_by_cuda=floors,
+        compute_capability_source=row.text("compute_capability_source", required=bool(floors)),
+        compute_capability_note=row.text("compute_capability_note"),
+        compute_capability_unstated=row.text("compute_capability_unstated"),
     )
+
+
+def _cudnn_floors(row: Row, cuda: tuple[CudaVersion, ...]) -> tuple[tuple[int, ComputeCapability], ...]:
+    """``compute_capability_min_by_cuda = { "11" = "3.5" }``: each key a CUDA major the row is built for."""
+    key = "compute_capability_min_by_cuda"
+    raw = row.data.get(key)
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not raw:
+        row.fail(key, 'expected a table of CUDA major -> compute capability: { "11" = "3.5" }')
+    majors = {c.major for c in cuda}
+    out = []
+    for major, cc in raw.items():
+        if not str(major).isdigit() or int(major) not in majors:
+            row.fail(key, f"{major!r} is not a CUDA major of this row ({', '.join(str(m) for m in sorted(majors))})")
+        if not isinstance(cc, str):
+            row.fail(key, f"{major}: expected a string")
+        try:
+            out.append((int(major), ComputeCapability.parse(cc)))
+        except ValueError as exc:
+            row.fail(key, f"{major}: {exc}")
+    if row.data.get("compute_capability_unstated"):
+        row.fail("compute_capability_unstated", "a row that states its floors cannot also say why it states none")
+    if not URL.fullmatch(str(row.data.get("compute_capability_source", ""))):
+        row.fail("compute_capability_source", "needs the URL of the support matrix that lists these floors")
+    return tuple(out)
 
 
 def _gpu(row: Row) -> GpuModel:

@@ -18,6 +18,7 @@ from ..compat import (
 from ..matrix import Matrix
 from ..model import CudnnInstall, FrameworkRelease, Runtime
 from ..versions import CudaVersion, CudnnVersion
+from .cudnn_gpu import cudnn_gpu_check
 from .gpu import gpu_check
 from .results import Check, Status
 
@@ -69,6 +70,10 @@ def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, 
     checks.append(_check_driver(row, cuda, runtime, matrix))
     if matrix.cuda_name(row.package) is None:  # (an nvidia-* wheel, cudatoolkit: no GPU code requirement of its own)
         checks.append(gpu_check(row, cuda, runtime, matrix))
+        from_system = needs_system_cuda(row, matrix) and row.cudnn_rule is not CudnnRule.BUNDLED
+        floor = cudnn_gpu_check(row, cuda, runtime, matrix, from_system)
+        if floor is not None:
+            checks.append(floor)
     if needs_system_cuda(row, matrix):
         checks.append(_check_system_cuda(row, cuda, runtime))
         if row.cudnn_for(cuda) and row.cudnn_rule is not CudnnRule.BUNDLED:

@@ -1,0 +1,98 @@
+"""The cuDNN a build uses against the GPU: NVIDIA's support matrix lists, per cuDNN release and CUDA major, the
+oldest compute capability it supports, and that floor moved (cuDNN 8.5 for CUDA 11.x lists Kepler, 8.9 for 11.x
+starts at Maxwell, 9.17 for CUDA 12.x at Turing). A GPU below it runs the framework's own kernels but no cuDNN
+operation (convolutions, RNNs, normalization)."""
+
+from __future__ import annotations
+
+from ..matrix import Matrix
+from ..model import CudnnRelease, FrameworkRelease, Runtime
+from ..records import record
+from ..versions import ComputeCapability, CudaVersion, CudnnVersion
+from .results import Check, Status
+
+COMPONENT = "cudnn_gpu"
+
+# Frameworks whose GPU code runs without cuDNN, and how to turn it off. PyTorch's own source:
+# "torch.backends.cudnn.enabled = False ... to globally disable CuDNN/MIOpen" (torch/backends/cudnn/__init__.py,
+# https://pytorch.org/docs/stable/_modules/torch/backends/cudnn.html); convolutions then use its own CUDA kernels.
+# CuPy loads cuDNN only for cupy.cudnn (the rows say so: cudnn_optional). Every other framework here needs cuDNN
+# on the GPU (TensorFlow: "Cannot dlopen some GPU libraries ... Skipping registering GPU devices" without it).
+WORKAROUNDS = {"torch": "`torch.backends.cudnn.enabled = False` runs them on PyTorch's own CUDA kernels instead"}
+TORCH_SOURCE = "https://pytorch.org/docs/stable/_modules/torch/backends/cudnn.html"
+
+
+@record(frozen=True)
+class Floor:
+    """The oldest compute capability a cuDNN supports for one CUDA major, and the release whose support matrix
+    says so; ``between``: for a release whose own page was not read, the two around it that agree."""
+
+    capability: ComputeCapability
+    stated_by: CudnnRelease
+    between: tuple[CudnnVersion, CudnnVersion] | None = None
+
+
+def cudnn_floor(matrix: Matrix, cudnn: CudnnVersion, cuda_major: int) -> Floor | None:
+    """The floor of ``cudnn`` (a release, or a series "9.5": the most permissive of its releases) for CUDA
+    ``cuda_major``; None where the matrix cannot tell."""
+    rows = [r for r in matrix.cudnn_releases() if any(c.major == cuda_major for c in r.cuda)]
+    if len(cudnn.parts) <= 2:
+        floors = [f for r in rows if r.version.series == cudnn.series and (f := _floor_of(rows, r.version, cuda_major))]
+        return min(floors, key=lambda f: f.capability) if floors else None
+    return _floor_of(rows, cudnn.truncate(3), cuda_major)
+
+
+def _floor_of(rows: list[CudnnRelease], version: CudnnVersion, major: int) -> Floor | None:
+    for r in rows:
+        if r.version == version and (cc := _stated(r, major)) is not None:
+            return Floor(cc, r)
+    # NVIDIA moves a floor up, never back down: a release between two that list the same floor has it too
+    below = [r for r in rows if r.version < version and _stated(r, major) is not None]
+    above = [r for r in rows if r.version > version and _stated(r, major) is not None]
+    if below and above:
+        low, high = below[-1], above[0]
+        if _stated(low, major) == _stated(high, major):
+            return Floor(_stated(low, major) or ComputeCapability.parse("0.0"), low, (low.version, high.version))
+    return None
+
+
+def _stated(row: CudnnRelease, major: int) -> ComputeCapability | None:
+    return row.floor(major)
+
+
+def cudnn_gpu_check(
+    row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix, from_system: bool
+) -> Check | None:
+    """A check only where the GPU is below the floor of the cuDNN the build uses (the one it brings, or, when it
+    loads cuDNN from the system, the one in use there): a failure where the framework needs cuDNN, a warning
+    naming the workaround where it runs without it."""
+    active = runtime.active_cudnn if from_system else None
+    used = (active.version,) if active is not None else row.cudnn_for(cuda)
+    if not runtime.compute_capabilities or not used:
+        return None
+    cc = min(runtime.compute_capabilities)
+    floors = [(v, f) for v in used if (f := cudnn_floor(matrix, v, cuda.major)) is not None]
+    if not floors or any(cc >= f.capability for _, f in floors):
+        return None
+    version, floor = min(floors, key=lambda pair: pair[1].capability)
+    said = f"cuDNN {version} for CUDA {cuda.major}.x supports compute capability {floor.capability} and newer"
+    if floor.between is not None:
+        low, high = floor.between
+        said += f" (NVIDIA's support matrices of cuDNN {low} and {high}, the releases around it)"
+    else:
+        said += f" (NVIDIA's support matrix of cuDNN {floor.stated_by.version})"
+    needed = f"cuDNN {version}: >= {floor.capability}"
+    source = floor.stated_by.compute_capability_source or floor.stated_by.source
+    workaround = WORKAROUNDS.get(row.package)
+    if workaround is not None:
+        reason = (
+            f"{said}; on {cc.sm} the cuDNN operations of {row.package} (convolutions, RNNs, batch norm) fail; "
+            f"{workaround}"
+        )
+        return Check(COMPONENT, Status.WARN, reason, needed, str(cc), source)
+    if row.cudnn_optional:
+        reason = f"{said}; on {cc.sm} {row.package} runs, but its cuDNN features ({row.package}.cudnn) fail"
+        return Check(COMPONENT, Status.WARN, reason, needed, str(cc), source)
+    which = "the cuDNN it loads from the system" if active is not None else "cuDNN"
+    reason = f"{said}; {row.package} needs {which} for its GPU operations, which fail on {cc.sm}"
+    return Check(COMPONENT, Status.FAIL, reason, needed, str(cc), source)
