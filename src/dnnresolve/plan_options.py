@@ -75,6 +75,8 @@ def fixes_for_release(
         return out  # no driver makes a build run on this GPU, and no change of software does: other releases only
     if "platform" in failing:
         return out  # these builds are not for this kind of machine: the check names where its builds are
+    if "cudnn_gpu" in failing:
+        return out  # its cuDNN does not support this GPU: another release (an older cuDNN) is the way
     if any(c.component == "install" and not c.needed for c in best.failures):
         return out  # no index serves what its install step pins (on any Python): another release, another build
     env_steps = environment_steps(row, runtime) if failing & {"python", "install"} else []

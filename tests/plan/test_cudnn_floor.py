@@ -1,0 +1,89 @@
+"""The cuDNN a build uses against the GPU (#21): NVIDIA's support matrices list the oldest compute capability each
+cuDNN release supports per CUDA major, and a Kepler K80 (sm_37) is below cuDNN 9's (5.0) though torch's cu118
+wheels still carry sm_37 code."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from subprocess import CompletedProcess
+
+RunCli = Callable[..., CompletedProcess[str]]
+
+K80 = ("--no-detect", "--driver", "470.82.01", "--gpu", "Tesla K80", "--python", "3.11")
+T4 = ("--no-detect", "--driver", "470.82.01", "--gpu", "T4", "--python", "3.11")
+
+
+def _option_blocks(out: str) -> list[str]:
+    text = out.split("Options, best first:\n", 1)[1].split("\nSource:", 1)[0]
+    blocks: list[str] = []
+    for line in text.splitlines():
+        if line[:5].strip().rstrip(".").isdigit():
+            blocks.append(line)
+        elif blocks:
+            blocks[-1] += "\n" + line
+    return blocks
+
+
+def test_a_k80_is_told_torch_2_7_1s_cudnn_does_not_support_it(run_cli: RunCli) -> None:
+    r = run_cli("plan", "torch==2.8.0", *K80)
+    assert r.returncode in (0, 1), r.stderr
+    first = " ".join(_option_blocks(r.stdout)[0].split())
+    assert first.startswith("1. use torch 2.7.1 instead"), first
+    assert "with cuDNN turned off (cuDNN 9.5 does not support sm_37)" in first
+    assert "torch.backends.cudnn.enabled = False" in first
+    assert "cuDNN 9.5 for CUDA 11.x supports compute capability 5.0 and newer" in first
+
+
+def test_a_k80_is_offered_the_newest_torch_whose_cudnn_supports_it(run_cli: RunCli) -> None:
+    r = run_cli("plan", "torch==2.8.0", *K80)
+    blocks = [" ".join(b.split()) for b in _option_blocks(r.stdout)]
+    whole = [b for b in blocks if "its cuDNN supports this GPU" in b]
+    assert len(whole) == 1, blocks
+    # torch 2.0.1: PyPI's CUDA 11.7 wheels bundle cuDNN 8.5 (its pins), whose matrix lists SM 3.5 and later for 11.x
+    assert whole[0].split(": ")[0].endswith("use torch 2.0.1 instead"), whole[0]
+    assert "conda create" not in whole[0] and "turned off" not in whole[0]
+    assert "pip install torch==2.0.1" in whole[0]
+
+
+def test_the_asked_release_shows_the_cudnn_floor_as_a_warning(run_cli: RunCli) -> None:
+    r = run_cli("plan", "torch==2.8.0", *K80)
+    table = r.stdout.split("Options, best first:", 1)[0]
+    line = next(x for x in table.splitlines() if "cudnn_gpu" in x)
+    assert line.split()[0] == "warn" and "needs cuDNN 9.10: >= 5.0" in line and line.split()[-1] == "3.7"
+
+
+def test_a_t4_hears_nothing_of_it(run_cli: RunCli) -> None:
+    r = run_cli("plan", "torch==2.8.0", *T4)
+    assert "cudnn_gpu" not in r.stdout and "cuDNN turned off" not in r.stdout
+    assert "its cuDNN supports this GPU" not in r.stdout
+    assert _option_blocks(r.stdout)[0].startswith("  1. use torch 2.7.1 instead")
+
+
+def test_tensorflow_loading_a_system_cudnn_below_the_gpu_fails(run_cli: RunCli) -> None:
+    # TensorFlow needs cuDNN on the GPU: cuDNN 8.9.5 for CUDA 11.x lists 5.0 and newer, a K80 is 3.7
+    args = ("--no-detect", "--driver", "525.60.13", "--gpu", "Tesla K80", "--cuda", "11.8", "--cudnn", "8.9.5")
+    r = run_cli("plan", "tensorflow==2.12.0", *args, "--python", "3.10")
+    table = r.stdout.split("Options, best first:", 1)[0]
+    line = next(x for x in table.splitlines() if "cudnn_gpu" in x)
+    assert line.split()[0] == "MISSING", line
+    assert "tensorflow needs the cuDNN it loads from the system" in " ".join(table.split())
+    assert "1. install tensorflow\n" not in r.stdout  # no plan keeps it as it is
+    # a cuDNN 8.5 (SM 3.5 and later for CUDA 11.x) passes
+    ok = run_cli("plan", "tensorflow==2.12.0", *args[:-1], "8.5.0", "--python", "3.10")
+    assert "cudnn_gpu" not in ok.stdout
+
+
+def test_a_floor_for_a_cuda_major_the_row_lacks_is_a_one_line_error(run_cli: RunCli, tmp_path: Path) -> None:
+    src = Path(__file__).resolve().parents[2] / "data" / "compat_matrix.toml"
+    text = src.read_text(encoding="utf-8")
+    good = 'compute_capability_min_by_cuda = { "12" = "5.0", "11" = "5.0" }'
+    bad = text.replace(good, 'compute_capability_min_by_cuda = { "10" = "5.0" }', 1)
+    assert bad != text
+    copy = tmp_path / "m.toml"
+    copy.write_text(bad, encoding="utf-8")
+    r = run_cli("matrix", "torch==2.8.0", "--matrix", str(copy))
+    assert r.returncode == 2
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and "m.toml" in err[0] and "compute_capability_min_by_cuda" in err[0], r.stderr
+    assert "Traceback" not in r.stderr
