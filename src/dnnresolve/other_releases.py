@@ -18,7 +18,7 @@ from .matrix import Matrix
 from .model import FrameworkRelease, Runtime
 from .plansteps import env_python
 from .records import record, replace
-from .solve.checks import evaluate
+from .solve.checks import cudnn_supports_gpu, evaluate
 from .solve.results import Candidate, Check, RequirementResult, Status, preferred_variants
 
 SERIES, NEWEST, CLEAN, WHOLE = "series", "newest", "clean", "whole"
@@ -77,7 +77,8 @@ def other_releases(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> li
         (CLEAN, next((x.clean for _, x in here if x.clean is not None), None)),
     ]
     if here and _without_cudnn(here[0][1].here):  # the newest loses its cuDNN operations on this GPU: the newest
-        picks.append((WHOLE, next((x.here for _, x in here if not _without_cudnn(x.here)), None)))  # that keeps them
+        keeps = (x.here for _, x in here if x.here is not None and _keeps_cudnn(x.here, runtime, matrix))
+        picks.append((WHOLE, next(keeps, None)))  # whose cuDNN NVIDIA's matrix says supports it
     for kind, cand in picks:
         if cand is not None and all(o.candidate.release is not cand.release for o in out):
             out.append(Offer(cand, kind, False, caveats(cand, runtime, matrix)))
@@ -163,6 +164,10 @@ def _how_it_runs(
 def _without_cudnn(cand: Candidate | None) -> bool:
     """Whether the build runs here only with cuDNN turned off (the GPU is below its cuDNN's floor)."""
     return cand is not None and any(c.component == "cudnn_gpu" and c.status is Status.WARN for c in cand.checks)
+
+
+def _keeps_cudnn(cand: Candidate, runtime: Runtime, matrix: Matrix) -> bool:
+    return cudnn_supports_gpu(cand.release, cand.cuda, runtime, matrix)
 
 
 def _passes(checks: list[Check], components: set[str]) -> bool:

@@ -30,9 +30,9 @@ def test_a_k80_is_told_torch_2_7_1s_cudnn_does_not_support_it(run_cli: RunCli) -
     assert r.returncode in (0, 1), r.stderr
     first = " ".join(_option_blocks(r.stdout)[0].split())
     assert first.startswith("1. use torch 2.7.1 instead"), first
-    assert "with cuDNN turned off (cuDNN 9.5 does not support sm_37)" in first
+    assert "with cuDNN turned off (cuDNN 9.1 does not support sm_37)" in first
     assert "torch.backends.cudnn.enabled = False" in first
-    assert "cuDNN 9.5 for CUDA 11.x supports compute capability 5.0 and newer" in first
+    assert "cuDNN 9.1 for CUDA 11.x supports compute capability 5.0 and newer" in first
 
 
 def test_a_k80_is_offered_the_newest_torch_whose_cudnn_supports_it(run_cli: RunCli) -> None:
@@ -87,3 +87,20 @@ def test_a_floor_for_a_cuda_major_the_row_lacks_is_a_one_line_error(run_cli: Run
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and "m.toml" in err[0] and "compute_capability_min_by_cuda" in err[0], r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_cupy_warns_that_only_its_cudnn_features_fail(run_cli: RunCli) -> None:
+    args = ("--no-detect", "--driver", "525.60.13", "--gpu", "Tesla K80", "--cuda", "11.8", "--cudnn", "8.9.5")
+    r = run_cli("plan", "cupy-cuda11x", *args, "--python", "3.10")
+    table = " ".join(r.stdout.split("Options, best first:", 1)[0].split())
+    assert "warn cudnn_gpu needs cuDNN 8.9.5: >= 5.0 has 3.7" in table
+    assert "cupy-cuda11x runs, but its cuDNN features (cupy.cudnn) fail" in table
+
+
+def test_a_cudnn_whose_floor_no_page_states_is_not_judged(run_cli: RunCli) -> None:
+    # torch 2.3.1's CUDA 11.8 wheels bundle cuDNN 8.7.0.84 (PyTorch's release matrix); no support matrix of 8.6-8.9.0
+    # was read, and 8.5.0 (3.5) and 8.9.1 (5.0) around it disagree: no verdict, and no claim that it supports a K80
+    r = run_cli("plan", "torch==2.3.1+cu118", *K80)
+    assert "cudnn_gpu" not in r.stdout.split("Options, best first:", 1)[0]
+    blocks = [" ".join(b.split()) for b in _option_blocks(run_cli("plan", "torch==2.8.0", *K80).stdout)]
+    assert not [b for b in blocks if "use torch 2.3" in b and "its cuDNN supports this GPU" in b], blocks

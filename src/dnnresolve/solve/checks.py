@@ -18,7 +18,7 @@ from ..compat import (
 from ..matrix import Matrix
 from ..model import CudnnInstall, FrameworkRelease, Runtime
 from ..versions import CudaVersion, CudnnVersion
-from .cudnn_gpu import cudnn_gpu_check
+from .cudnn_gpu import cudnn_gpu_check, cudnn_supports
 from .gpu import gpu_check
 from .results import Check, Status
 
@@ -70,8 +70,7 @@ def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, 
     checks.append(_check_driver(row, cuda, runtime, matrix))
     if matrix.cuda_name(row.package) is None:  # (an nvidia-* wheel, cudatoolkit: no GPU code requirement of its own)
         checks.append(gpu_check(row, cuda, runtime, matrix))
-        from_system = needs_system_cuda(row, matrix) and row.cudnn_rule is not CudnnRule.BUNDLED
-        floor = cudnn_gpu_check(row, cuda, runtime, matrix, from_system)
+        floor = cudnn_gpu_check(row, cuda, runtime, matrix, _loads_system_cudnn(row, matrix))
         if floor is not None:
             checks.append(floor)
     if needs_system_cuda(row, matrix):
@@ -79,6 +78,15 @@ def evaluate(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, 
         if row.cudnn_for(cuda) and row.cudnn_rule is not CudnnRule.BUNDLED:
             checks.append(_check_system_cudnn(row, cuda, runtime))
     return checks
+
+
+def _loads_system_cudnn(row: FrameworkRelease, matrix: Matrix) -> bool:
+    return needs_system_cuda(row, matrix) and row.cudnn_rule is not CudnnRule.BUNDLED
+
+
+def cudnn_supports_gpu(row: FrameworkRelease, cuda: CudaVersion | None, runtime: Runtime, matrix: Matrix) -> bool:
+    """Whether NVIDIA's support matrix says the cuDNN this build uses supports the GPU (False where it cannot tell)."""
+    return cuda is not None and cudnn_supports(row, cuda, runtime, matrix, _loads_system_cudnn(row, matrix)) is True
 
 
 def _check_os(row: FrameworkRelease, runtime: Runtime) -> Check:

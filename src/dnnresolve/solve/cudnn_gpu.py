@@ -16,10 +16,14 @@ COMPONENT = "cudnn_gpu"
 # Frameworks whose GPU code runs without cuDNN, and how to turn it off. PyTorch's own source:
 # "torch.backends.cudnn.enabled = False ... to globally disable CuDNN/MIOpen" (torch/backends/cudnn/__init__.py,
 # https://pytorch.org/docs/stable/_modules/torch/backends/cudnn.html); convolutions then use its own CUDA kernels.
-# CuPy loads cuDNN only for cupy.cudnn (the rows say so: cudnn_optional). Every other framework here needs cuDNN
-# on the GPU (TensorFlow: "Cannot dlopen some GPU libraries ... Skipping registering GPU devices" without it).
-WORKAROUNDS = {"torch": "`torch.backends.cudnn.enabled = False` runs them on PyTorch's own CUDA kernels instead"}
-TORCH_SOURCE = "https://pytorch.org/docs/stable/_modules/torch/backends/cudnn.html"
+# MXNet's Convolution operator takes cudnn_off ("does not use cudnn for this layer", apache/incubator-mxnet PR 12691,
+# which brings it to Gluon's conv layers). CuPy loads cuDNN only for cupy.cudnn (the rows say so: cudnn_optional).
+# The others need cuDNN on the GPU: TensorFlow skips registering GPU devices without it ("Cannot dlopen some GPU
+# libraries"), JAX's CUDA backend fails to initialize ("Unable to load cuDNN", jax-ml/jax issue 20519).
+WORKAROUNDS = {
+    "torch": "`torch.backends.cudnn.enabled = False` runs them on PyTorch's own CUDA kernels instead",
+    "mxnet": "`cudnn_off=True` on a Convolution runs it without cuDNN",
+}
 
 
 @record(frozen=True)
@@ -60,19 +64,37 @@ def _stated(row: CudnnRelease, major: int) -> ComputeCapability | None:
     return row.floor(major)
 
 
+def _floors(
+    row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix, from_system: bool
+) -> tuple[ComputeCapability | None, list[tuple[CudnnVersion, Floor]], bool]:
+    """The GPU, the floors of the cuDNN the build uses that the matrix knows, and whether that cuDNN is the
+    system's."""
+    active = runtime.active_cudnn if from_system else None
+    used = (active.version,) if active is not None else row.cudnn_for(cuda)
+    if not runtime.compute_capabilities or not used:
+        return None, [], False
+    floors = [(v, f) for v in used if (f := cudnn_floor(matrix, v, cuda.major)) is not None]
+    return min(runtime.compute_capabilities), floors, active is not None
+
+
+def cudnn_supports(
+    row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix, from_system: bool
+) -> bool | None:
+    """Whether the cuDNN the build uses supports the GPU by NVIDIA's support matrix; None where it cannot tell."""
+    cc, floors, _ = _floors(row, cuda, runtime, matrix, from_system)
+    if cc is None or not floors:
+        return None
+    return any(cc >= f.capability for _, f in floors)
+
+
 def cudnn_gpu_check(
     row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix, from_system: bool
 ) -> Check | None:
     """A check only where the GPU is below the floor of the cuDNN the build uses (the one it brings, or, when it
     loads cuDNN from the system, the one in use there): a failure where the framework needs cuDNN, a warning
     naming the workaround where it runs without it."""
-    active = runtime.active_cudnn if from_system else None
-    used = (active.version,) if active is not None else row.cudnn_for(cuda)
-    if not runtime.compute_capabilities or not used:
-        return None
-    cc = min(runtime.compute_capabilities)
-    floors = [(v, f) for v in used if (f := cudnn_floor(matrix, v, cuda.major)) is not None]
-    if not floors or any(cc >= f.capability for _, f in floors):
+    cc, floors, system = _floors(row, cuda, runtime, matrix, from_system)
+    if cc is None or not floors or any(cc >= f.capability for _, f in floors):
         return None
     version, floor = min(floors, key=lambda pair: pair[1].capability)
     said = f"cuDNN {version} for CUDA {cuda.major}.x supports compute capability {floor.capability} and newer"
@@ -83,7 +105,7 @@ def cudnn_gpu_check(
         said += f" (NVIDIA's support matrix of cuDNN {floor.stated_by.version})"
     needed = f"cuDNN {version}: >= {floor.capability}"
     source = floor.stated_by.compute_capability_source or floor.stated_by.source
-    workaround = WORKAROUNDS.get(row.package)
+    workaround = WORKAROUNDS.get(row.package.split("-cu")[0])
     if workaround is not None:
         reason = (
             f"{said}; on {cc.sm} the cuDNN operations of {row.package} (convolutions, RNNs, batch norm) fail; "
@@ -91,8 +113,9 @@ def cudnn_gpu_check(
         )
         return Check(COMPONENT, Status.WARN, reason, needed, str(cc), source)
     if row.cudnn_optional:
-        reason = f"{said}; on {cc.sm} {row.package} runs, but its cuDNN features ({row.package}.cudnn) fail"
+        module = row.package.split("-")[0]
+        reason = f"{said}; on {cc.sm} {row.package} runs, but its cuDNN features ({module}.cudnn) fail"
         return Check(COMPONENT, Status.WARN, reason, needed, str(cc), source)
-    which = "the cuDNN it loads from the system" if active is not None else "cuDNN"
+    which = "the cuDNN it loads from the system" if system else "cuDNN"
     reason = f"{said}; {row.package} needs {which} for its GPU operations, which fail on {cc.sm}"
     return Check(COMPONENT, Status.FAIL, reason, needed, str(cc), source)
