@@ -44,7 +44,9 @@ def test_a_k80_named_by_flag_gets_the_release_plan_picks_for_it(run_cli: RunCli)
     option = _first_option(run_cli, "torch", "--gpu", "Tesla K80")
     # the release is the matrix's to say (the newest torch whose CUDA 11 build carries sm_37 code, #21)
     version = option["title"].removeprefix("use torch ").split(" ", 1)[0]
-    assert option["title"] == f"use torch {version} instead: it runs with what this machine has"
+    said = f"use torch {version} instead: it runs with what this machine has"
+    # (a cuDNN that lists compute capability 5.0 and newer is a caveat the title names, #21)
+    assert option["title"] in (said, f"{said}, with cuDNN turned off (cuDNN 9.1 does not support sm_37)")
     assert version.startswith("2.")
     first = d["fixes"][0]
     # what the build needs (a K80's last branch, 470, runs CUDA 11.8 through minor-version compatibility),

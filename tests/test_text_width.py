@@ -280,7 +280,7 @@ def test_matrix_at_80_columns_is_a_block_a_release(where: dict[str, Path]) -> No
     at = next(i for i, line in enumerate(lines) if line.startswith("torch 2.1.0  linux  ["))
     mark = lines[at].rsplit(" ", 1)[1]  # the footnote's number follows the rows' order
     assert lines[at + 1 : at + 3] == [
-        "  python: 3.8-3.11  cuda: 11.8, 12.1  cudnn: 8.9  min driver (linux): 520.61.05",
-        "  gpu code: sm_50-sm_90",
+        "  python: 3.8-3.11  cuda: 11.8, 12.1  cudnn: 8.9, 8.7",  # (its CUDA 11.8 build's cuDNN is 8.7, #21)
+        "  min driver (linux): 520.61.05  gpu code: sm_50-sm_90",
     ]
     assert f"{mark} https://pytorch.org/get-started/previous-versions/" in lines

@@ -135,7 +135,10 @@ def test_written_dockerfiles_check_clean_on_the_host_they_were_planned_for(matri
         except UserError as exc:  # NVIDIA deleted every image before CUDA 11.0; a wheel to download by hand
             cuda = rp.options[0].candidate.cuda
             old = "no published nvidia/cuda image fits" in exc.message and cuda is not None and cuda.major < 11
-            assert old or "installs from a download" in exc.message, (name, spec, exc.message)
+            # #21: a K80 (sm_37) is below the cuDNN of every image that serves a release needing cuDNN >= 8.6 (the
+            # images carry 8.9 or newer, whose support matrices list 5.0 and newer): no image runs it there
+            kepler = name == "k80-driver470" and "no published nvidia/cuda image fits" in exc.message
+            assert old or kepler or "installs from a download" in exc.message, (name, spec, exc.message)
             refused += 1
             continue
         folder = tmp_path / f"{name}-{spec}".replace("=", "_")
