@@ -42,7 +42,8 @@ def cudnn_floor(matrix: Matrix, cudnn: CudnnVersion, cuda_major: int) -> Floor |
     rows = [r for r in matrix.cudnn_releases() if any(c.major == cuda_major for c in r.cuda)]
     if len(cudnn.parts) <= 2:
         floors = [f for r in rows if r.version.series == cudnn.series and (f := _floor_of(rows, r.version, cuda_major))]
-        return min(floors, key=lambda f: f.capability) if floors else None
+        # the most permissive; of equal floors one a page states rather than one inferred from its neighbours
+        return min(floors, key=lambda f: (f.capability, f.between is not None)) if floors else None
     return _floor_of(rows, cudnn.truncate(3), cuda_major)
 
 
