@@ -104,3 +104,18 @@ def test_a_cudnn_whose_floor_no_page_states_is_not_judged(run_cli: RunCli) -> No
     assert "cudnn_gpu" not in r.stdout.split("Options, best first:", 1)[0]
     blocks = [" ".join(b.split()) for b in _option_blocks(run_cli("plan", "torch==2.8.0", *K80).stdout)]
     assert not [b for b in blocks if "use torch 2.3" in b and "its cuDNN supports this GPU" in b], blocks
+
+
+def test_a_dockerfile_refused_on_a_k80_does_not_blame_deleted_tags(run_cli: RunCli) -> None:
+    # jax 0.4.1's CUDA 11.8 build needs cuDNN >= 8.6: every published image that brings one carries cuDNN 8.9 or
+    # newer, below which a K80 (sm_37) falls. Before, the refusal blamed NVIDIA's deleted tags, which hold only
+    # CUDA before 11.0.3 and have nothing to do with a CUDA 11.8 build
+    r = run_cli("plan", "jax[cuda]==0.4.1", "--no-detect", "--driver", "470.82.01", "--gpu", "Tesla K80",
+                "--python", "3.10", "--format", "dockerfile")  # fmt: skip
+    assert r.returncode == 2 and not r.stdout
+    assert "no published nvidia/cuda image fits" in r.stderr and "deleted" not in r.stderr
+    assert "do not run it on this host's GPU or driver: see `dnnresolve plan`" in r.stderr
+    # a CUDA 10.0 build still hears why: NVIDIA deleted those tags
+    r = run_cli("plan", "tensorflow-gpu==1.15.0", "--no-detect", "--driver", "470.82.01", "--gpu", "T4",
+                "--python", "3.7", "--format", "dockerfile")  # fmt: skip
+    assert r.returncode == 2 and "NVIDIA deleted the older tags" in r.stderr

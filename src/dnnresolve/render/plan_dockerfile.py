@@ -299,5 +299,10 @@ def _nothing_fits(wanted: list[tuple[Requirement, Candidate]], matrix: Matrix) -
             parts.append(f"Python {python.needed}")
         needs.append(f"{req} needs {', '.join(parts) or 'what no image brings'}")
     oldest = min((r.cuda for r in matrix.cuda_images if not r.deleted), default=None)
-    tail = f" (NVIDIA deleted the older tags; the oldest published is CUDA {oldest})" if oldest else ""
+    older = oldest is not None and any(c.cuda is not None and c.cuda < oldest for _, c in wanted)
+    tail = (
+        f" (NVIDIA deleted the older tags; the oldest published is CUDA {oldest})"
+        if older
+        else " (the images that bring it do not run it on this host's GPU or driver: see `dnnresolve plan`)"
+    )
     return f"plan --format dockerfile: no published nvidia/cuda image fits: {'; '.join(needs)}{tail}"
