@@ -198,18 +198,13 @@ def cuda_mix(report: CheckReport, pins: Sequence[Pin], solved: Sequence[Solved],
         for other, theirs, their_pin in seen:
             if any(share(a, b, pinned, their_pin) for a in builds for b in theirs):
                 continue
-            report.findings.append(
-                Finding(
-                    pin.located.file,
-                    pin.located.line,
-                    pin.package,
-                    Severity.ERROR,
-                    "conda-cuda-mix",
-                    f"one conda environment holds one CUDA: {_builds(pin, builds)}, but {_builds(other, theirs)} "
-                    f"({other.located.where}); no cudatoolkit serves both",
-                    "pick releases with a CUDA in common, or put each framework in an environment of its own",
-                    verdict.best.release.source if verdict.best is not None else "",
-                )
+            _mix(
+                report,
+                pin,
+                verdict,
+                f"one conda environment holds one CUDA: {_builds(pin, builds)}, but {_builds(other, theirs)} "
+                f"({other.located.where}); no cudatoolkit serves both",
+                "pick releases with a CUDA in common, or put each framework in an environment of its own",
             )
             break
         seen.append((pin, builds, pinned))
@@ -226,19 +221,22 @@ def _held_by_target(
         return
     if any(p.by_conda and canonicalize_name(p.name) == pin.package for p in target.packages):
         return  # pip over conda's own package of it: the plan's matter (plan_conda), not two CUDAs
+    _mix(
+        report,
+        pin,
+        verdict,
+        f"one conda environment holds one CUDA: {_builds(pin, builds, 'builds')}, but the target's conda "
+        f"environment {held_cuda(target)}; no cudatoolkit serves both",
+        f"install {pin.package} in a conda environment of its own (conda create -n NAME python=...), or pick a "
+        f"release with a build for CUDA {env}",
+    )
+
+
+def _mix(report: CheckReport, pin: Pin, verdict: Solved, message: str, fix: str) -> None:
+    """A ``conda-cuda-mix`` error at the pin's line, citing the row of the build it installs."""
+    source = verdict.best.release.source if verdict.best is not None else ""
     report.findings.append(
-        Finding(
-            pin.located.file,
-            pin.located.line,
-            pin.package,
-            Severity.ERROR,
-            "conda-cuda-mix",
-            f"one conda environment holds one CUDA: {_builds(pin, builds, 'builds')}, but the target's conda "
-            f"environment {held_cuda(target)}; no cudatoolkit serves both",
-            f"install {pin.package} in a conda environment of its own (conda create -n NAME python=...), or pick a "
-            f"release with a build for CUDA {env}",
-            verdict.best.release.source if verdict.best is not None else "",
-        )
+        Finding(pin.located.file, pin.located.line, pin.package, Severity.ERROR, "conda-cuda-mix", message, fix, source)
     )
 
 
