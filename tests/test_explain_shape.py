@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .graphs import assert_acyclic
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
@@ -55,15 +57,4 @@ def test_the_reading_half_has_no_import_cycle() -> None:
     reading = SRC / "dnnresolve" / "explain"
     graph = {p.stem: _imports(p) & {q.stem for q in reading.glob("*.py")} for p in reading.glob("*.py")}
     graph.pop("__init__")
-    done: set[str] = set()
-
-    def visit(module: str, path: tuple[str, ...]) -> None:
-        assert module not in path, " -> ".join((*path, module))
-        if module in done:
-            return
-        for nxt in sorted(graph.get(module, ())):
-            visit(nxt, (*path, module))
-        done.add(module)
-
-    for module in sorted(graph):
-        visit(module, ())
+    assert_acyclic(graph)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from .graphs import assert_acyclic
+
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "dnnresolve"
 
 
@@ -36,18 +38,7 @@ def _edges(path: Path, names: set[str]) -> set[str]:
 def test_the_package_has_no_import_cycle(package: str) -> None:
     files = {p.stem: p for p in (PACKAGE / package).glob("*.py")}
     graph = {name: _edges(path, set(files)) for name, path in files.items()}
-    done: set[str] = set()
-
-    def visit(module: str, path: tuple[str, ...]) -> None:
-        assert module not in path, " -> ".join((*path, module))
-        if module in done:
-            return
-        for nxt in sorted(graph.get(module, ())):
-            visit(nxt, (*path, module))
-        done.add(module)
-
-    for module in sorted(graph):
-        visit(module, ())
+    assert_acyclic(graph)
 
 
 HANDLERS = {"check", "explain", "fleet", "machine", "matrix", "plan"}
