@@ -22,7 +22,6 @@ NO_GPU_CODE = {
     ("0.4.1", "windows", "9.0"),
     ("0.4.1", "windows", "9.2"),
     ("1.0.0", "windows", "10.0"),
-    ("1.2.0", "windows", "9.2"),
     ("1.8.0", "linux", "11.1"),
 }
 
@@ -131,3 +130,15 @@ def test_plan_says_torch_2_7_0_cu128_on_windows_runs_on_blackwell(run_cli: Cli) 
     stdout = _plan_windows(run_cli, "torch==2.7.0", "12.0")
     assert "use the CUDA 12.8 build of torch 2.7.0" in stdout or "torch 2.7.0 for CUDA 12.8" in stdout, stdout
     assert "does not say which" not in stdout, stdout
+
+
+def test_plan_says_torch_1_2_0_cu92_on_windows_runs_on_a_gtx_1080(run_cli: Cli) -> None:
+    # The +cu92 Windows wheel's code (3.5;5.0+PTX;6.0;6.1;7.0, pytorch/builder windows/cuda92.bat) was unknown:
+    # the plan could only warn that the matrix did not say which architectures it carries.
+    out = run_cli(
+        "plan", "torch==1.2.0+cu92", "--no-detect", "--offline", "--os", "windows", "--driver", "441.22",
+        "--gpu", "6.1", "--python", "3.7",
+    )  # fmt: skip
+    assert out.returncode == 1, out.stdout + out.stderr  # 1: steps are needed (the install)
+    assert "torch 1.2.0 for CUDA 9.2" in out.stdout, out.stdout
+    assert "ok       compute_capability" in out.stdout, out.stdout
