@@ -235,3 +235,57 @@ def test_the_shared_rule_agrees_with_every_recorded_conda_forge_build() -> None:
                 assert takes(CudaVersion.parse(build["cuda"]), env) == (str(env) in accepts), (version, build, env)
                 compared += 1
     assert compared > 5000, compared
+
+
+# ------------------------------------------------------------------ an environment file is a new environment
+
+ENV_FILES = {
+    # the file pins its own CUDA (cudatoolkit 10.2), another than the active environment's 11.3
+    "own-cuda": ["python=3.8", "pytorch=1.8.1", "cudatoolkit=10.2", "pip", {"pip": ["cupy-cuda102==9.6.0"]}],
+    # no CUDA pin: what conda picks for the new environment, not what the active one holds
+    "no-pin": ["python=3.9", "pytorch=1.12.1", "pip", {"pip": ["cupy-cuda12x==13.3.0"]}],
+    # no Python pin either: the active environment's Python 3.9 is not the new environment's
+    "bare": ["pytorch=1.12.1"],
+}
+
+
+def _write_env(path: Path, deps: list[Any]) -> Path:
+    lines = ["name: new", "channels:", "  - pytorch", "dependencies:"]
+    for d in deps:
+        if isinstance(d, dict):
+            lines += ["  - pip:"] + [f"    - {p}" for p in d["pip"]]
+        else:
+            lines.append(f"  - {d}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _verdict(run_cli: Run, env: Path, target: Path) -> dict[str, Any]:
+    proc = run_cli("check", "--json", str(env), "--target", str(target))
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    return {
+        "findings": sorted((f["line"], f["severity"], f["rule"], f["message"]) for f in report["findings"]),
+        "checked": report["checked_lines"],
+    }
+
+
+def test_an_environment_file_is_judged_apart_from_the_active_environment(run_cli: Run, tmp_path: Path) -> None:
+    # `conda env create -f environment.yml` makes a new environment: the active one's cudatoolkit, frameworks and
+    # Python are not in it. Before, the file's pip line cupy-cuda102 was "held" to the active environment's CUDA
+    # 11.3 (a conda-cuda-mix error although the file pins cudatoolkit=10.2), and a file without a pin was judged
+    # as the build the active environment holds. The oracle: the same machine with no environment active.
+    from .plan.test_conda_env import _env, conda_env
+
+    root = conda_env(tmp_path)  # driver 570, system CUDA 12.4; env dl: cudatoolkit 11.3.1 and conda's torch 1.12.1
+    active, bare = tmp_path / "active.json", tmp_path / "bare.json"
+    active.write_text(run_cli("detect", "--root", str(root), "--json", env=_env()).stdout)
+    bare.write_text(run_cli("detect", "--root", str(root), "--json").stdout)
+    assert json.loads(active.read_text())["conda"]["cuda"] == "11.3"
+    for name, deps in ENV_FILES.items():
+        env = _write_env(tmp_path / f"{name}.yml", deps)
+        seen = _verdict(run_cli, env, active)
+        assert seen == _verdict(run_cli, env, bare), name
+        assert not [f for f in seen["findings"] if f[2] == "conda-cuda-mix"], (name, seen)
+    seen = _verdict(run_cli, tmp_path / "own-cuda.yml", active)
+    assert [p["release"] for p in seen["checked"]] == ["torch 1.8.1 for CUDA 10.2", "cupy-cuda102 9.6.0 for CUDA 10.2"]

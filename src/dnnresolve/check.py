@@ -39,6 +39,7 @@ from .check_pairs import (
     wheel_line_findings,
 )
 from .check_pins import Fact, brought_wheels_key, pin_findings
+from .conda_cuda import new_environment
 from .findings import CheckedPin, CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import COMPANIONS, CudaInstall, CudnnInstall, Runtime
@@ -197,9 +198,12 @@ def _environment(
 ) -> tuple[Runtime, list[tuple[str, CudaVersion, LocatedRequirement]]]:
     if source.container is not None:  # a Dockerfile: its image, on the target's driver and GPUs
         return source.container.runtime(target), []
-    if not any(r.conda is not None and r.conda.exact_version for r in source.requirements):
+    if source.kind == "conda":  # a new environment: none of the active one's contents (``conda_cuda``)
+        runtime = new_environment(target) if target is not None else Runtime()
+    elif not any(r.conda is not None and r.conda.exact_version for r in source.requirements):
         return shared, []
-    runtime = copy.deepcopy(target) if target is not None else Runtime()
+    else:
+        runtime = copy.deepcopy(target) if target is not None else Runtime()
     env_cuda = []
     for r in source.requirements:
         if r.conda is None:
