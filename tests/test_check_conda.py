@@ -62,14 +62,15 @@ def test_a_build_string_picks_the_build(run_cli: Run, tmp_path: Path) -> None:
 
 
 def test_frameworks_whose_conda_builds_need_different_cuda_are_an_error(run_cli: Run, tmp_path: Path) -> None:
-    # tensorflow-gpu 1.13.1 was built for CUDA 10.0; pytorch 1.12.1's conda builds are for cudatoolkit 10.2, 11.3
-    # and 11.6 (its install page): one environment, one cudatoolkit, no build of each in common
+    # tensorflow-gpu 1.13.1's conda builds (Anaconda's) are for CUDA 9.0, 9.2 and 10.0; pytorch 1.12.1's for
+    # cudatoolkit 10.2, 11.3 and 11.6 (its install page): one environment, one cudatoolkit, no build of each in common
     deps = ["python=3.7", "tensorflow-gpu=1.13.1", "pytorch=1.12.1"]
     rc, report = check_env(run_cli, tmp_path, deps)
     assert rc == 1
     [f] = [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"]
     assert f["line"] == 8 and f["severity"] == "error"
-    assert "CUDA 10.2 or 11.3 or 11.6" in f["message"] and "CUDA 10.0" in f["message"] and ":7)" in f["message"]
+    assert "CUDA 10.2 or 11.3 or 11.6" in f["message"] and "CUDA 9.0 or 9.2 or 10.0" in f["message"]
+    assert ":7)" in f["message"]
     # with a release of a CUDA in common (pytorch 1.1.0 has a CUDA 10.0 build) the pair is fine
     _, report = check_env(run_cli, tmp_path, ["python=3.7", "tensorflow-gpu=1.13.1", "pytorch=1.1.0"])
     assert not [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"]
@@ -77,11 +78,12 @@ def test_frameworks_whose_conda_builds_need_different_cuda_are_an_error(run_cli:
 
 def test_a_feature_package_asks_for_its_cuda(run_cli: Run, tmp_path: Path) -> None:
     # issue #21: tensorflow-gpu=1.13.1, pytorch=1.1.0 and cuda92 passed. cuda92 is the metapackage whose
-    # track_features picked PyTorch's CUDA 9.2 builds (0.4.1 and 1.0.0); neither release here has a 9.2 build
+    # track_features picked PyTorch's CUDA 9.2 builds (0.4.1 and 1.0.0); pytorch 1.1.0 has none. It selects nothing
+    # of Anaconda's tensorflow-gpu, whose builds carry no feature (and 1.13.1 has a 9.2 one besides)
     deps = ["python=3.6", "tensorflow-gpu=1.13.1", "pytorch=1.1.0", "cuda92"]
     rc, report = check_env(run_cli, tmp_path, deps)
     assert rc == 1
-    assert {(7, "error", "cuda-disagreement"), (8, "error", "cuda-disagreement")} <= rules(report)
+    assert {(8, "error", "cuda-disagreement")} == {r for r in rules(report) if r[1] == "error"}
     assert all("cuda92" in f["message"] and "9.2" in f["message"] for f in report["findings"])
     assert report["not_checked"] == []  # cuda92 is understood, not "GPU-related but not in the matrix"
     # pytorch 0.4.1 with cuda92 is its CUDA 9.2 build
@@ -289,3 +291,78 @@ def test_an_environment_file_is_judged_apart_from_the_active_environment(run_cli
         assert not [f for f in seen["findings"] if f[2] == "conda-cuda-mix"], (name, seen)
     seen = _verdict(run_cli, tmp_path / "own-cuda.yml", active)
     assert [p["release"] for p in seen["checked"]] == ["torch 1.8.1 for CUDA 10.2", "cupy-cuda102 9.6.0 for CUDA 10.2"]
+
+
+# ------------------------------------------------------------ builds a channel makes itself (Anaconda's TensorFlow)
+
+# tests/data/anaconda_tensorflow_gpu.json: Anaconda's defaults channel builds tensorflow-gpu itself, for other CUDA
+# versions than the PyPI wheels (2.4.1 for cudatoolkit 10.1 with cuDNN 7.6, where the wheel is CUDA 11.0 / cuDNN 8.0;
+# 2.5.0 for 10.1 and 11.3, the wheel 11.2), each held by its run requirement to its cudatoolkit series
+TF_BUILDS = Path(__file__).parent / "data" / "anaconda_tensorflow_gpu.json"
+
+
+def _defaults_env(run_cli: Run, tmp_path: Path, deps: list[str], *target: str) -> tuple[int, dict[str, Any]]:
+    env = tmp_path / "environment.yml"
+    env.write_text("channels:\n  - defaults\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps))
+    proc = run_cli("check", "--json", str(env), *target)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_conda_tensorflow_gpu_is_anacondas_build_not_the_wheel(run_cli: Run, tmp_path: Path) -> None:
+    # driver 418.87 serves CUDA 10.1 but not 11.x: conda's tensorflow-gpu 2.4.1 and 2.5.0 (cudatoolkit 10.1 builds)
+    # run. Before, 2.5.0 was judged as the CUDA 11.2 wheel ("cannot run: CUDA 11.2 needs driver >= 460.27.03") and
+    # 2.4.1 was "no release in the matrix satisfies it" (conda's =2.4.1 read as ==2.4.1.*)
+    for version in ("2.4.1", "2.5.0"):
+        rc, report = _defaults_env(
+            run_cli, tmp_path, ["python=3.8", f"tensorflow-gpu={version}"], "--driver", "418.87.01", "--gpu", "V100"
+        )
+        assert rc == 0 and not [f for f in report["findings"] if f["severity"] == "error"], (version, report)
+        assert checked(report) == [f"tensorflow {version} for CUDA 10.1"], version
+    # the environment's cudatoolkit picks the build: 2.5.0's CUDA 11.3 one
+    _, report = _defaults_env(run_cli, tmp_path, ["tensorflow-gpu=2.5.0", "cudatoolkit=11.3"], "--driver", "470.57.02")
+    assert checked(report) == ["tensorflow 2.5.0 for CUDA 11.3"]
+
+
+def test_a_cudatoolkit_no_conda_build_takes_is_an_error(run_cli: Run, tmp_path: Path) -> None:
+    # conda cannot install tensorflow-gpu 2.4.1 (its build needs cudatoolkit 10.1.*) with cudatoolkit=11.0, though
+    # the PyPI wheel is a CUDA 11.0 build
+    rc, report = _defaults_env(run_cli, tmp_path, ["python=3.8", "tensorflow-gpu=2.4.1", "cudatoolkit=11.0"])
+    assert rc == 1
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["line"] == 5 and f["rule"] == "cuda-disagreement" and "11.0" in f["message"]
+    assert "10.1" in f["fix"] and "11.0" not in f["fix"]
+
+
+def test_conda_cuda_mix_reads_the_conda_builds(run_cli: Run, tmp_path: Path) -> None:
+    # tensorflow-gpu 2.5.0's conda builds (10.1, 11.3) share cudatoolkit 10.1 with pytorch 1.7.1's: before, it was
+    # judged as the CUDA 11.2 wheel and the pair was a conda-cuda-mix error
+    _, report = _defaults_env(run_cli, tmp_path, ["python=3.8", "tensorflow-gpu=2.5.0", "pytorch=1.7.1"])
+    assert not [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"], report["findings"]
+    # 2.4.1's only conda build needs 10.1; pytorch 1.9.0's need 10.2, 11.1 or 11.3: one environment cannot hold both
+    rc, report = _defaults_env(run_cli, tmp_path, ["python=3.8", "tensorflow-gpu=2.4.1", "pytorch=1.9.0"])
+    [f] = [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"]
+    assert rc == 1 and f["line"] == 6 and "tensorflow-gpu==2.4.1 need CUDA 10.1 (" in f["message"]
+
+
+def test_every_recorded_anaconda_tensorflow_build_is_checked_as_itself() -> None:
+    """A sweep over the builds recorded from Anaconda's recipes: an environment of ``tensorflow-gpu=V`` and the
+    cudatoolkit of one of its builds is judged as that build, with no error and no finding of another CUDA."""
+    from dnnresolve.check import check_sources
+    from dnnresolve.matrix import load_matrix
+    from dnnresolve.sources import conda_env
+
+    matrix = load_matrix()
+    data = json.loads(TF_BUILDS.read_text())
+    swept = 0
+    for version, rel in data["releases"].items():
+        if tuple(int(x) for x in version.split(".")) > (2, 5, 0):
+            continue  # tensorflow-gpu's metapackage recipe stops at 2.5.0
+        for build in rel["linux_64"]:
+            text = f"dependencies:\n  - tensorflow-gpu={version}\n  - cudatoolkit={build['cuda']}\n"
+            report = check_sources([conda_env.read(Path("environment.yml"), text, Path("."))], None, matrix)
+            [p] = report.pins
+            assert p.release.endswith(f"{version} for CUDA {build['cuda']}"), (text, p)
+            assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
+            swept += 1
+    assert swept >= 25, swept

@@ -22,9 +22,11 @@ from .artifact import Artifact, wheel_requirement
 from .check_conda import (
     CONDA_CUDA,
     CONDA_CUDA_VARIANT,
+    conda_release,
     cuda_mix,
     feature_cuda,
     is_environment,
+    own_candidates,
     select_build,
 )
 from .check_image import image_findings
@@ -279,7 +281,8 @@ def _pin(
         req = wheel_requirement(located.requirement) or located.requirement
     else:
         assert located.conda is not None
-        spec = located.conda.specifier or SpecifierSet()
+        # conda's =2.4.1 (==2.4.1.*) is the release 2.4.1, which a row covering 2.4.* answers for
+        spec = conda_release(located.conda.specifier or SpecifierSet())
         req = parse_requirement(f"{package}{spec}")
     pin = Pin(located, req, package)
     if art is not None and art.build_named:  # a local tag, a post release or an index line names the build
@@ -295,6 +298,9 @@ def _solve(pin: Pin, env: str, runtime: Runtime, matrix: Matrix, memo: _Memo) ->
     found = memo.run.solved.get(key)
     if found is None:
         result = solve_requirement(pin.requirement, runtime, matrix)
+        own = own_candidates(pin, runtime, matrix)  # a channel's own builds, not the wheels (Anaconda's TensorFlow)
+        if own is not None:
+            result.candidates, result.build_named = own, True
         if pin.variant is not None:
             variant = pin.variant  # a whole major (jaxlib's +cuda12.cudnn89) takes any build of it
             result.candidates = [c for c in result.candidates if c.cuda is not None and variant.names_build(c.cuda)]
