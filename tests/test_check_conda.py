@@ -366,3 +366,72 @@ def test_every_recorded_anaconda_tensorflow_build_is_checked_as_itself() -> None
             assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
             swept += 1
     assert swept >= 25, swept
+
+
+# tests/data/conda_forge_tensorflow_jaxlib.json: conda-forge builds tensorflow and jaxlib itself, for CUDA versions of
+# its own (tensorflow 2.6.0-2.9.1 for 10.2, 11.0, 11.1 and 11.2; 2.15.0 for 12.0; jaxlib 0.4.23 for 11.8 and 12.0),
+# where the PyPI wheels are 11.2, 12.2 and 11.8 / 12.2 builds
+FORGE_BUILDS = Path(__file__).parent / "data" / "conda_forge_tensorflow_jaxlib.json"
+
+
+def _forge_env(run_cli: Run, tmp_path: Path, deps: list[str], *target: str) -> tuple[int, dict[str, Any]]:
+    env = tmp_path / "environment.yml"
+    env.write_text("channels:\n  - conda-forge\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps))
+    proc = run_cli("check", "--json", str(env), *target)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_conda_forge_builds_are_judged_as_themselves(run_cli: Run, tmp_path: Path) -> None:
+    # before: "tensorflow==2.15.0: the matrix has no CUDA 12.0 build of it (build string cuda120py311...)", the same
+    # for jaxlib 0.4.23; and conda-forge's tensorflow 2.7.0 with cudatoolkit 10.2 judged as the CUDA 11.2 wheel
+    cases = [
+        (["python=3.11", "tensorflow=2.15.0=cuda120py311h1234567_0"], "tensorflow 2.15.0 for CUDA 12.0"),
+        (["python=3.11", "jaxlib=0.4.23=cuda120py311h1234567_200"], "jax 0.4.23 for CUDA 12.0"),
+        (["python=3.11", "jaxlib=0.4.23", "cuda-version=11.8"], "jax 0.4.23 for CUDA 11.8"),
+    ]
+    for deps, release in cases:
+        rc, report = _forge_env(run_cli, tmp_path, deps, "--driver", "535.54.03", "--gpu", "A100")
+        assert checked(report) == [release], (deps, report["findings"])
+        assert rc == 0, (deps, report["findings"])
+    rc, report = _forge_env(
+        run_cli, tmp_path, ["python=3.9", "tensorflow=2.7.0", "cudatoolkit=10.2"], "--driver", "440.33.01"
+    )
+    assert checked(report) == ["tensorflow 2.7.0 for CUDA 10.2"] and rc == 0, report["findings"]
+
+
+def test_the_files_channel_order_picks_whose_build(run_cli: Run, tmp_path: Path) -> None:
+    # tensorflow-gpu 2.5.0 of Anaconda's defaults (a CUDA 10.1 build) against conda-forge's tensorflow 2.6.0
+    env = tmp_path / "environment.yml"
+    for first, release in (("defaults", "tensorflow 2.5.0 for CUDA 10.1"), ("conda-forge", None)):
+        env.write_text(f"channels:\n  - {first}\n  - defaults\ndependencies:\n  - tensorflow-gpu=2.5.0\n")
+        report = json.loads(run_cli("check", "--json", str(env), "--driver", "418.87.01").stdout)
+        if release is not None:
+            assert checked(report) == [release]
+    # conda-forge has no tensorflow-gpu 2.5.0 build of its own recorded: the first channel that has one answers
+    assert checked(report) == ["tensorflow 2.5.0 for CUDA 10.1"]
+
+
+def test_every_recorded_conda_forge_build_is_checked_as_itself() -> None:
+    """A sweep over the feedstocks' recorded builds: ``NAME=V=cudaXY*`` and ``NAME=V`` with the build's CUDA pin are
+    judged as that build, with no error."""
+    from dnnresolve.check import check_sources
+    from dnnresolve.matrix import load_matrix
+    from dnnresolve.sources import conda_env
+
+    matrix = load_matrix()
+    data = json.loads(FORGE_BUILDS.read_text())
+    swept = 0
+    for name, feedstock in data["feedstocks"].items():
+        for version, rel in feedstock["releases"].items():
+            for cuda in rel["linux_64"]:
+                tag = cuda.replace(".", "")
+                pin = f"cudatoolkit={cuda}" if cuda.startswith(("10.", "11.")) else f"cuda-version={cuda}"
+                for lines in ([f"{name}={version}=cuda{tag}*"], [f"{name}={version}", pin]):
+                    text = "channels:\n  - conda-forge\ndependencies:\n" + "".join(f"  - {x}\n" for x in lines)
+                    report = check_sources([conda_env.read(Path("environment.yml"), text, Path("."))], None, matrix)
+                    [p] = report.pins
+                    assert p.release.endswith(f"{version} for CUDA {cuda}"), (text, p)
+                    assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
+                    swept += 1
+    assert swept >= 180, swept

@@ -284,7 +284,7 @@ def _pin(
         # conda's =2.4.1 (==2.4.1.*) is the release 2.4.1, which a row covering 2.4.* answers for
         spec = conda_release(located.conda.specifier or SpecifierSet())
         req = parse_requirement(f"{package}{spec}")
-    pin = Pin(located, req, package)
+    pin = Pin(located, req, package, channels=tuple(source.channels))
     if art is not None and art.build_named:  # a local tag, a post release or an index line names the build
         pin.variant, pin.cpu, pin.variant_from = art.cuda, art.cpu, art.build_from
     select_build(pin, source.requirements, matrix)

@@ -45,10 +45,10 @@ FEATURE_SOURCE = (
     "https://github.com/pytorch/builder/blob/802ebf7c272a96c1954fcdea30e0168aa19942f4/conda/cuda92/meta.yaml"
 )
 _FEATURE = re.compile(r"cuda(\d)(\d)|cuda(1\d)(\d)")
-# channels that build frameworks from recipes of their own rather than repackage the framework's binaries; the names
-# an environment file may give Anaconda's (``defaults``, ``anaconda::``, ``main``)
-OWN_BUILDS = ("defaults",)
-_OWN_BUILD_NAMES = ("", "defaults", "anaconda", "main", "pkgs/main")
+# channels that build frameworks from recipes of their own rather than repackage the framework's binaries (a row's
+# conda recipe of such a channel, pinning its release, is one of its builds); the names a file may give Anaconda's
+OWN_BUILDS = ("defaults", "conda-forge")
+_ANACONDA = ("defaults", "anaconda", "main", "pkgs/main")
 
 
 def feature_cuda(name: str) -> CudaVersion | None:
@@ -130,33 +130,59 @@ def own_builds(pin: Pin, matrix: Matrix) -> list[tuple[FrameworkRelease, Install
     conda recipes of that channel naming the line's package at a release its specifier allows; [] for other lines
     (their builds are the rows')."""
     spec = pin.located.conda
-    if spec is None or spec.channel.lower() not in _OWN_BUILD_NAMES:
+    if spec is None:
         return []
-    out = []
+    found: dict[str, list[tuple[FrameworkRelease, InstallRecipe]]] = {}
     for row in matrix.find(pin.package, pin.requirement.specifier):
         for rec in row.install:
-            if rec.kind != "conda" or not rec.cuda or not set(rec.channels) & set(OWN_BUILDS) or not rec.packages:
+            if not is_own_build(rec):
                 continue
             name, _, version = rec.packages[0].partition("==")
-            if name.lower() != spec.name.lower():
-                continue
-            if version and not pin.requirement.specifier.contains(version, prereleases=True):
-                continue
-            out.append((row, rec))
-    return out
+            if name.lower() == spec.name.lower() and pin.requirement.specifier.contains(version, prereleases=True):
+                found.setdefault(rec.channels[0], []).append((row, rec))
+    # the channel conda takes it from: the line's own (conda-forge::), else the first of the file's that builds it
+    # (conda's channel priority; no channels: Anaconda's defaults)
+    wanted = spec.channel.lower() or next((c for c in pin.channels or ("defaults",) if _channel(c) in found), "")
+    return found.get(_channel(wanted), [])
+
+
+def is_own_build(rec: InstallRecipe) -> bool:
+    """Whether a recipe is one of a channel's own builds of a release (``OWN_BUILDS``; it pins the release)."""
+    return (
+        rec.kind == "conda"
+        and bool(rec.cuda)
+        and bool(rec.channels)
+        and rec.channels[0] in OWN_BUILDS
+        and bool(rec.packages)
+        and "==" in rec.packages[0]
+    )
+
+
+def _channel(name: str) -> str:
+    name = name.lower().rstrip("/").rsplit("/", 1)[-1] if "://" in name else name.lower()
+    return "defaults" if name in _ANACONDA else name
 
 
 def _select_own(pin: Pin, requirements: Sequence[LocatedRequirement], matrix: Matrix) -> None:
-    """A line of a channel's own builds narrowed by the environment's CUDA pin: the build of that series (its run
-    requirement holds it there), else the pinned CUDA itself, of which the line then has no build."""
+    """A line of a channel's own builds narrowed by its build string (``cuda120py311h...``), else by the
+    environment's CUDA pin: the build that pin takes (``conda_cuda.takes``, by the build's own run requirement), else
+    the pinned CUDA itself, of which the line then has no build."""
+    spec = pin.located.conda
+    assert spec is not None
+    named = build_selects(spec.build)
+    if named is not None and named[0] is not None:
+        pin.variant, pin.variant_from = named[0], f"build string {spec.build}"
+        return
     # a feature package (cuda92) selects the builds of PyTorch's channel that carry its feature, not these
     env = environment_selects([r for r in requirements if feature_cuda(r.name) is None])
     cuda = env[0] if env is not None else None
     if env is None or cuda is None:
         return
     pin.variant_from = env[2]
-    served = [CudaVersion.parse(rec.cuda) for _, rec in own_builds(pin, matrix)]
-    pin.variant = next((b.series for b in served if takes(b, cuda, pinned=True)), cuda.series)
+    served = [(CudaVersion.parse(rec.cuda), pins_series(rec)) for _, rec in own_builds(pin, matrix)]
+    taken = [b for b, pinned in served if takes(b, cuda, pinned)]
+    # the build of that series, else the newest not above it (nvcc's run_exports ask for >=X.Y of the build's own)
+    pin.variant = max(taken, key=lambda b: (b.series == cuda.series, b <= cuda, b)).series if taken else cuda.series
 
 
 def own_candidates(pin: Pin, runtime: Runtime, matrix: Matrix) -> list[Candidate] | None:
@@ -175,7 +201,7 @@ def own_candidates(pin: Pin, runtime: Runtime, matrix: Matrix) -> list[Candidate
 
 def _as_conda_build(row: FrameworkRelease, rec: InstallRecipe) -> FrameworkRelease:
     """A row as one of a channel's own builds: that release, that CUDA, the cuDNN its recipe names (``cudnn=7.6``),
-    CUDA and cuDNN both conda packages of the environment; its GPU code is not the wheel's (unknown)."""
+    CUDA and cuDNN both conda packages of the environment; its GPU code and Pythons are not the wheels' (unknown)."""
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 
@@ -185,6 +211,7 @@ def _as_conda_build(row: FrameworkRelease, rec: InstallRecipe) -> FrameworkRelea
         row,
         version=Version(version) if version else row.version,
         covers=SpecifierSet(f"=={version}") if version else row.covers,
+        python=(),  # the channel's Pythons of it are not recorded: not the wheels'
         cuda=(CudaVersion.parse(rec.cuda),),
         cuda_default=None,
         cudnn=tuple(CudnnVersion.parse(c) for c in cudnn) or row.cudnn,
