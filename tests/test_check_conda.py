@@ -62,14 +62,15 @@ def test_a_build_string_picks_the_build(run_cli: Run, tmp_path: Path) -> None:
 
 
 def test_frameworks_whose_conda_builds_need_different_cuda_are_an_error(run_cli: Run, tmp_path: Path) -> None:
-    # tensorflow-gpu 1.13.1 was built for CUDA 10.0; pytorch 1.12.1's conda builds are for cudatoolkit 10.2, 11.3
-    # and 11.6 (its install page): one environment, one cudatoolkit, no build of each in common
+    # tensorflow-gpu 1.13.1's conda builds (Anaconda's) are for CUDA 9.0, 9.2 and 10.0; pytorch 1.12.1's for
+    # cudatoolkit 10.2, 11.3 and 11.6 (its install page): one environment, one cudatoolkit, no build of each in common
     deps = ["python=3.7", "tensorflow-gpu=1.13.1", "pytorch=1.12.1"]
     rc, report = check_env(run_cli, tmp_path, deps)
     assert rc == 1
     [f] = [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"]
     assert f["line"] == 8 and f["severity"] == "error"
-    assert "CUDA 10.2 or 11.3 or 11.6" in f["message"] and "CUDA 10.0" in f["message"] and ":7)" in f["message"]
+    assert "CUDA 10.2 or 11.3 or 11.6" in f["message"] and "CUDA 9.0 or 9.2 or 10.0" in f["message"]
+    assert ":7)" in f["message"]
     # with a release of a CUDA in common (pytorch 1.1.0 has a CUDA 10.0 build) the pair is fine
     _, report = check_env(run_cli, tmp_path, ["python=3.7", "tensorflow-gpu=1.13.1", "pytorch=1.1.0"])
     assert not [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"]
@@ -77,11 +78,12 @@ def test_frameworks_whose_conda_builds_need_different_cuda_are_an_error(run_cli:
 
 def test_a_feature_package_asks_for_its_cuda(run_cli: Run, tmp_path: Path) -> None:
     # issue #21: tensorflow-gpu=1.13.1, pytorch=1.1.0 and cuda92 passed. cuda92 is the metapackage whose
-    # track_features picked PyTorch's CUDA 9.2 builds (0.4.1 and 1.0.0); neither release here has a 9.2 build
+    # track_features picked PyTorch's CUDA 9.2 builds (0.4.1 and 1.0.0); pytorch 1.1.0 has none. It selects nothing
+    # of Anaconda's tensorflow-gpu, whose builds carry no feature (and 1.13.1 has a 9.2 one besides)
     deps = ["python=3.6", "tensorflow-gpu=1.13.1", "pytorch=1.1.0", "cuda92"]
     rc, report = check_env(run_cli, tmp_path, deps)
     assert rc == 1
-    assert {(7, "error", "cuda-disagreement"), (8, "error", "cuda-disagreement")} <= rules(report)
+    assert {(8, "error", "cuda-disagreement")} == {r for r in rules(report) if r[1] == "error"}
     assert all("cuda92" in f["message"] and "9.2" in f["message"] for f in report["findings"])
     assert report["not_checked"] == []  # cuda92 is understood, not "GPU-related but not in the matrix"
     # pytorch 0.4.1 with cuda92 is its CUDA 9.2 build
@@ -235,3 +237,201 @@ def test_the_shared_rule_agrees_with_every_recorded_conda_forge_build() -> None:
                 assert takes(CudaVersion.parse(build["cuda"]), env) == (str(env) in accepts), (version, build, env)
                 compared += 1
     assert compared > 5000, compared
+
+
+# ------------------------------------------------------------------ an environment file is a new environment
+
+ENV_FILES = {
+    # the file pins its own CUDA (cudatoolkit 10.2), another than the active environment's 11.3
+    "own-cuda": ["python=3.8", "pytorch=1.8.1", "cudatoolkit=10.2", "pip", {"pip": ["cupy-cuda102==9.6.0"]}],
+    # no CUDA pin: what conda picks for the new environment, not what the active one holds
+    "no-pin": ["python=3.9", "pytorch=1.12.1", "pip", {"pip": ["cupy-cuda12x==13.3.0"]}],
+    # no Python pin either: the active environment's Python 3.9 is not the new environment's
+    "bare": ["pytorch=1.12.1"],
+}
+
+
+def _write_env(path: Path, deps: list[Any]) -> Path:
+    lines = ["name: new", "channels:", "  - pytorch", "dependencies:"]
+    for d in deps:
+        if isinstance(d, dict):
+            lines += ["  - pip:"] + [f"    - {p}" for p in d["pip"]]
+        else:
+            lines.append(f"  - {d}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _verdict(run_cli: Run, env: Path, target: Path) -> dict[str, Any]:
+    proc = run_cli("check", "--json", str(env), "--target", str(target))
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    return {
+        "findings": sorted((f["line"], f["severity"], f["rule"], f["message"]) for f in report["findings"]),
+        "checked": report["checked_lines"],
+    }
+
+
+def test_an_environment_file_is_judged_apart_from_the_active_environment(run_cli: Run, tmp_path: Path) -> None:
+    # `conda env create -f environment.yml` makes a new environment: the active one's cudatoolkit, frameworks and
+    # Python are not in it. Before, the file's pip line cupy-cuda102 was "held" to the active environment's CUDA
+    # 11.3 (a conda-cuda-mix error although the file pins cudatoolkit=10.2), and a file without a pin was judged
+    # as the build the active environment holds. The oracle: the same machine with no environment active.
+    from .plan.test_conda_env import _env, conda_env
+
+    root = conda_env(tmp_path)  # driver 570, system CUDA 12.4; env dl: cudatoolkit 11.3.1 and conda's torch 1.12.1
+    active, bare = tmp_path / "active.json", tmp_path / "bare.json"
+    active.write_text(run_cli("detect", "--root", str(root), "--json", env=_env()).stdout)
+    bare.write_text(run_cli("detect", "--root", str(root), "--json").stdout)
+    assert json.loads(active.read_text())["conda"]["cuda"] == "11.3"
+    for name, deps in ENV_FILES.items():
+        env = _write_env(tmp_path / f"{name}.yml", deps)
+        seen = _verdict(run_cli, env, active)
+        assert seen == _verdict(run_cli, env, bare), name
+        assert not [f for f in seen["findings"] if f[2] == "conda-cuda-mix"], (name, seen)
+    seen = _verdict(run_cli, tmp_path / "own-cuda.yml", active)
+    assert [p["release"] for p in seen["checked"]] == ["torch 1.8.1 for CUDA 10.2", "cupy-cuda102 9.6.0 for CUDA 10.2"]
+
+
+# ------------------------------------------------------------ builds a channel makes itself (Anaconda's TensorFlow)
+
+# tests/data/anaconda_tensorflow_gpu.json: Anaconda's defaults channel builds tensorflow-gpu itself, for other CUDA
+# versions than the PyPI wheels (2.4.1 for cudatoolkit 10.1 with cuDNN 7.6, where the wheel is CUDA 11.0 / cuDNN 8.0;
+# 2.5.0 for 10.1 and 11.3, the wheel 11.2), each held by its run requirement to its cudatoolkit series
+TF_BUILDS = Path(__file__).parent / "data" / "anaconda_tensorflow_gpu.json"
+
+
+def _defaults_env(run_cli: Run, tmp_path: Path, deps: list[str], *target: str) -> tuple[int, dict[str, Any]]:
+    env = tmp_path / "environment.yml"
+    env.write_text("channels:\n  - defaults\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps))
+    proc = run_cli("check", "--json", str(env), *target)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_conda_tensorflow_gpu_is_anacondas_build_not_the_wheel(run_cli: Run, tmp_path: Path) -> None:
+    # driver 418.87 serves CUDA 10.1 but not 11.x: conda's tensorflow-gpu 2.4.1 and 2.5.0 (cudatoolkit 10.1 builds)
+    # run. Before, 2.5.0 was judged as the CUDA 11.2 wheel ("cannot run: CUDA 11.2 needs driver >= 460.27.03") and
+    # 2.4.1 was "no release in the matrix satisfies it" (conda's =2.4.1 read as ==2.4.1.*)
+    for version in ("2.4.1", "2.5.0"):
+        rc, report = _defaults_env(
+            run_cli, tmp_path, ["python=3.8", f"tensorflow-gpu={version}"], "--driver", "418.87.01", "--gpu", "V100"
+        )
+        assert rc == 0 and not [f for f in report["findings"] if f["severity"] == "error"], (version, report)
+        assert checked(report) == [f"tensorflow {version} for CUDA 10.1"], version
+    # the environment's cudatoolkit picks the build: 2.5.0's CUDA 11.3 one
+    _, report = _defaults_env(run_cli, tmp_path, ["tensorflow-gpu=2.5.0", "cudatoolkit=11.3"], "--driver", "470.57.02")
+    assert checked(report) == ["tensorflow 2.5.0 for CUDA 11.3"]
+
+
+def test_a_cudatoolkit_no_conda_build_takes_is_an_error(run_cli: Run, tmp_path: Path) -> None:
+    # conda cannot install tensorflow-gpu 2.4.1 (its build needs cudatoolkit 10.1.*) with cudatoolkit=11.0, though
+    # the PyPI wheel is a CUDA 11.0 build
+    rc, report = _defaults_env(run_cli, tmp_path, ["python=3.8", "tensorflow-gpu=2.4.1", "cudatoolkit=11.0"])
+    assert rc == 1
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["line"] == 5 and f["rule"] == "cuda-disagreement" and "11.0" in f["message"]
+    assert "10.1" in f["fix"] and "11.0" not in f["fix"]
+
+
+def test_conda_cuda_mix_reads_the_conda_builds(run_cli: Run, tmp_path: Path) -> None:
+    # tensorflow-gpu 2.5.0's conda builds (10.1, 11.3) share cudatoolkit 10.1 with pytorch 1.7.1's: before, it was
+    # judged as the CUDA 11.2 wheel and the pair was a conda-cuda-mix error
+    _, report = _defaults_env(run_cli, tmp_path, ["python=3.8", "tensorflow-gpu=2.5.0", "pytorch=1.7.1"])
+    assert not [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"], report["findings"]
+    # 2.4.1's only conda build needs 10.1; pytorch 1.9.0's need 10.2, 11.1 or 11.3: one environment cannot hold both
+    rc, report = _defaults_env(run_cli, tmp_path, ["python=3.8", "tensorflow-gpu=2.4.1", "pytorch=1.9.0"])
+    [f] = [f for f in report["findings"] if f["rule"] == "conda-cuda-mix"]
+    assert rc == 1 and f["line"] == 6 and "tensorflow-gpu==2.4.1 need CUDA 10.1 (" in f["message"]
+
+
+def test_every_recorded_anaconda_tensorflow_build_is_checked_as_itself() -> None:
+    """A sweep over the builds recorded from Anaconda's recipes: an environment of ``tensorflow-gpu=V`` and the
+    cudatoolkit of one of its builds is judged as that build, with no error and no finding of another CUDA."""
+    from dnnresolve.check import check_sources
+    from dnnresolve.matrix import load_matrix
+    from dnnresolve.sources import conda_env
+
+    matrix = load_matrix()
+    data = json.loads(TF_BUILDS.read_text())
+    swept = 0
+    for version, rel in data["releases"].items():
+        if tuple(int(x) for x in version.split(".")) > (2, 5, 0):
+            continue  # tensorflow-gpu's metapackage recipe stops at 2.5.0
+        for build in rel["linux_64"]:
+            text = f"dependencies:\n  - tensorflow-gpu={version}\n  - cudatoolkit={build['cuda']}\n"
+            report = check_sources([conda_env.read(Path("environment.yml"), text, Path("."))], None, matrix)
+            [p] = report.pins
+            assert p.release.endswith(f"{version} for CUDA {build['cuda']}"), (text, p)
+            assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
+            swept += 1
+    assert swept >= 25, swept
+
+
+# tests/data/conda_forge_tensorflow_jaxlib.json: conda-forge builds tensorflow and jaxlib itself, for CUDA versions of
+# its own (tensorflow 2.6.0-2.9.1 for 10.2, 11.0, 11.1 and 11.2; 2.15.0 for 12.0; jaxlib 0.4.23 for 11.8 and 12.0),
+# where the PyPI wheels are 11.2, 12.2 and 11.8 / 12.2 builds
+FORGE_BUILDS = Path(__file__).parent / "data" / "conda_forge_tensorflow_jaxlib.json"
+
+
+def _forge_env(run_cli: Run, tmp_path: Path, deps: list[str], *target: str) -> tuple[int, dict[str, Any]]:
+    env = tmp_path / "environment.yml"
+    env.write_text("channels:\n  - conda-forge\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps))
+    proc = run_cli("check", "--json", str(env), *target)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_conda_forge_builds_are_judged_as_themselves(run_cli: Run, tmp_path: Path) -> None:
+    # before: "tensorflow==2.15.0: the matrix has no CUDA 12.0 build of it (build string cuda120py311...)", the same
+    # for jaxlib 0.4.23; and conda-forge's tensorflow 2.7.0 with cudatoolkit 10.2 judged as the CUDA 11.2 wheel
+    cases = [
+        (["python=3.11", "tensorflow=2.15.0=cuda120py311h1234567_0"], "tensorflow 2.15.0 for CUDA 12.0"),
+        (["python=3.11", "jaxlib=0.4.23=cuda120py311h1234567_200"], "jax 0.4.23 for CUDA 12.0"),
+        (["python=3.11", "jaxlib=0.4.23", "cuda-version=11.8"], "jax 0.4.23 for CUDA 11.8"),
+    ]
+    for deps, release in cases:
+        rc, report = _forge_env(run_cli, tmp_path, deps, "--driver", "535.54.03", "--gpu", "A100")
+        assert checked(report) == [release], (deps, report["findings"])
+        assert rc == 0, (deps, report["findings"])
+    rc, report = _forge_env(
+        run_cli, tmp_path, ["python=3.9", "tensorflow=2.7.0", "cudatoolkit=10.2"], "--driver", "440.33.01"
+    )
+    assert checked(report) == ["tensorflow 2.7.0 for CUDA 10.2"] and rc == 0, report["findings"]
+
+
+def test_the_files_channel_order_picks_whose_build(run_cli: Run, tmp_path: Path) -> None:
+    # tensorflow-gpu 2.5.0 of Anaconda's defaults (a CUDA 10.1 build) against conda-forge's tensorflow 2.6.0
+    env = tmp_path / "environment.yml"
+    for first, release in (("defaults", "tensorflow 2.5.0 for CUDA 10.1"), ("conda-forge", None)):
+        env.write_text(f"channels:\n  - {first}\n  - defaults\ndependencies:\n  - tensorflow-gpu=2.5.0\n")
+        report = json.loads(run_cli("check", "--json", str(env), "--driver", "418.87.01").stdout)
+        if release is not None:
+            assert checked(report) == [release]
+    # conda-forge has no tensorflow-gpu 2.5.0 build of its own recorded: the first channel that has one answers
+    assert checked(report) == ["tensorflow 2.5.0 for CUDA 10.1"]
+
+
+def test_every_recorded_conda_forge_build_is_checked_as_itself() -> None:
+    """A sweep over the feedstocks' recorded builds: ``NAME=V=cudaXY*`` and ``NAME=V`` with the build's CUDA pin are
+    judged as that build, with no error."""
+    from dnnresolve.check import check_sources
+    from dnnresolve.matrix import load_matrix
+    from dnnresolve.sources import conda_env
+
+    matrix = load_matrix()
+    data = json.loads(FORGE_BUILDS.read_text())
+    swept = 0
+    for name, feedstock in data["feedstocks"].items():
+        for version, rel in feedstock["releases"].items():
+            for cuda in rel["linux_64"]:
+                tag = cuda.replace(".", "")
+                pin = f"cudatoolkit={cuda}" if cuda.startswith(("10.", "11.")) else f"cuda-version={cuda}"
+                for lines in ([f"{name}={version}=cuda{tag}*"], [f"{name}={version}", pin]):
+                    text = "channels:\n  - conda-forge\ndependencies:\n" + "".join(f"  - {x}\n" for x in lines)
+                    report = check_sources([conda_env.read(Path("environment.yml"), text, Path("."))], None, matrix)
+                    [p] = report.pins
+                    assert p.release.endswith(f"{version} for CUDA {cuda}"), (text, p)
+                    assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
+                    swept += 1
+    assert swept >= 180, swept

@@ -22,9 +22,11 @@ from .artifact import Artifact, wheel_requirement
 from .check_conda import (
     CONDA_CUDA,
     CONDA_CUDA_VARIANT,
+    conda_release,
     cuda_mix,
     feature_cuda,
     is_environment,
+    own_candidates,
     select_build,
 )
 from .check_image import image_findings
@@ -39,6 +41,7 @@ from .check_pairs import (
     wheel_line_findings,
 )
 from .check_pins import Fact, brought_wheels_key, pin_findings
+from .conda_cuda import new_environment
 from .findings import CheckedPin, CheckReport, Finding, Severity
 from .matrix import Matrix
 from .model import COMPANIONS, CudaInstall, CudnnInstall, Runtime
@@ -197,9 +200,12 @@ def _environment(
 ) -> tuple[Runtime, list[tuple[str, CudaVersion, LocatedRequirement]]]:
     if source.container is not None:  # a Dockerfile: its image, on the target's driver and GPUs
         return source.container.runtime(target), []
-    if not any(r.conda is not None and r.conda.exact_version for r in source.requirements):
+    if source.kind == "conda":  # a new environment: none of the active one's contents (``conda_cuda``)
+        runtime = new_environment(target) if target is not None else Runtime()
+    elif not any(r.conda is not None and r.conda.exact_version for r in source.requirements):
         return shared, []
-    runtime = copy.deepcopy(target) if target is not None else Runtime()
+    else:
+        runtime = copy.deepcopy(target) if target is not None else Runtime()
     env_cuda = []
     for r in source.requirements:
         if r.conda is None:
@@ -275,9 +281,10 @@ def _pin(
         req = wheel_requirement(located.requirement) or located.requirement
     else:
         assert located.conda is not None
-        spec = located.conda.specifier or SpecifierSet()
+        # conda's =2.4.1 (==2.4.1.*) is the release 2.4.1, which a row covering 2.4.* answers for
+        spec = conda_release(located.conda.specifier or SpecifierSet())
         req = parse_requirement(f"{package}{spec}")
-    pin = Pin(located, req, package)
+    pin = Pin(located, req, package, channels=tuple(source.channels))
     if art is not None and art.build_named:  # a local tag, a post release or an index line names the build
         pin.variant, pin.cpu, pin.variant_from = art.cuda, art.cpu, art.build_from
     select_build(pin, source.requirements, matrix)
@@ -291,6 +298,9 @@ def _solve(pin: Pin, env: str, runtime: Runtime, matrix: Matrix, memo: _Memo) ->
     found = memo.run.solved.get(key)
     if found is None:
         result = solve_requirement(pin.requirement, runtime, matrix)
+        own = own_candidates(pin, runtime, matrix)  # a channel's own builds, not the wheels (Anaconda's TensorFlow)
+        if own is not None:
+            result.candidates, result.build_named = own, True
         if pin.variant is not None:
             variant = pin.variant  # a whole major (jaxlib's +cuda12.cudnn89) takes any build of it
             result.candidates = [c for c in result.candidates if c.cuda is not None and variant.names_build(c.cuda)]

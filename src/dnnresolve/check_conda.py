@@ -7,6 +7,12 @@ What sets the CUDA of an environment: ``cudatoolkit`` / ``cuda-version`` (and NV
 built them for 0.4.1 and 1.0.0 and dropped them at 1.0.1 for a ``cudatoolkit`` constraint, pytorch/builder
 802ebf7c and 91a58bf3). A framework line's own build string (``py3.9_cuda11.3_cudnn8.3.2_0``,
 ``cuda112py39h...``, ``cpu_py39h...``) picks its build first.
+
+Which builds a conda line stands for: PyTorch's and conda-forge's channels build what the matrix's rows state (the
+row's CUDA builds, ``conda_cuda.takes`` saying which environment takes which). A channel that builds a framework
+itself from its own recipes (``OWN_BUILDS``: Anaconda's defaults, whose tensorflow-gpu 2.4.1 is a CUDA 10.1 build
+while the wheel is CUDA 11.0) publishes other artifacts: a conda line of it stands for the row's conda recipes of
+that channel (``own_builds``), each bringing its CUDA and cuDNN as conda packages and held to its CUDA series.
 """
 
 from __future__ import annotations
@@ -16,15 +22,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .check_pairs import Pin, Solved
+from .compat import CudnnRule
 from .conda_cuda import held_cuda, holders, per_cuda_package, pins_series, share, takes
 from .findings import CheckReport, Finding, Severity
 from .matrix import Matrix
-from .model import Runtime
+from .model import FrameworkRelease, InstallRecipe, Runtime
 from .pkgname import canonicalize_name
 from .records import replace
 from .solve import solve_requirement
+from .solve.checks import evaluate
+from .solve.results import Candidate
 from .sources.interface import LocatedRequirement
-from .versions import CudaVersion, VersionError, parse_conda_build
+from .versions import CudaVersion, CudnnVersion, VersionError, parse_conda_build
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -36,6 +45,10 @@ FEATURE_SOURCE = (
     "https://github.com/pytorch/builder/blob/802ebf7c272a96c1954fcdea30e0168aa19942f4/conda/cuda92/meta.yaml"
 )
 _FEATURE = re.compile(r"cuda(\d)(\d)|cuda(1\d)(\d)")
+# channels that build frameworks from recipes of their own rather than repackage the framework's binaries (a row's
+# conda recipe of such a channel, pinning its release, is one of its builds); the names a file may give Anaconda's
+OWN_BUILDS = ("defaults", "conda-forge")
+_ANACONDA = ("defaults", "anaconda", "main", "pkgs/main")
 
 
 def feature_cuda(name: str) -> CudaVersion | None:
@@ -95,6 +108,9 @@ def select_build(pin: Pin, requirements: Sequence[LocatedRequirement], matrix: M
     spec = pin.located.conda
     if spec is None or pin.variant is not None or pin.cpu:
         return
+    if own_builds(pin, matrix):
+        _select_own(pin, requirements, matrix)
+        return
     own = build_selects(spec.build)
     env = environment_selects(requirements) if own is None else None
     if own is not None:
@@ -109,19 +125,127 @@ def select_build(pin: Pin, requirements: Sequence[LocatedRequirement], matrix: M
             pin.variant = _build_for(pin, pin.variant, matrix)
 
 
+def own_builds(pin: Pin, matrix: Matrix) -> list[tuple[FrameworkRelease, InstallRecipe]]:
+    """The builds a conda line of a channel that builds the framework itself installs (``OWN_BUILDS``): the row's
+    conda recipes of that channel naming the line's package at a release its specifier allows; [] for other lines
+    (their builds are the rows')."""
+    spec = pin.located.conda
+    if spec is None:
+        return []
+    found: dict[str, list[tuple[FrameworkRelease, InstallRecipe]]] = {}
+    for row in matrix.find(pin.package, pin.requirement.specifier):
+        for rec in row.install:
+            if not is_own_build(rec):
+                continue
+            name, _, version = rec.packages[0].partition("==")
+            if name.lower() == spec.name.lower() and pin.requirement.specifier.contains(version, prereleases=True):
+                found.setdefault(rec.channels[0], []).append((row, rec))
+    # the channel conda takes it from: the line's own (conda-forge::), else the first of the file's that builds it
+    # (conda's channel priority; no channels: Anaconda's defaults)
+    wanted = spec.channel.lower() or next((c for c in pin.channels or ("defaults",) if _channel(c) in found), "")
+    return found.get(_channel(wanted), [])
+
+
+def is_own_build(rec: InstallRecipe) -> bool:
+    """Whether a recipe is one of a channel's own builds of a release (``OWN_BUILDS``; it pins the release)."""
+    return (
+        rec.kind == "conda"
+        and bool(rec.cuda)
+        and bool(rec.channels)
+        and rec.channels[0] in OWN_BUILDS
+        and bool(rec.packages)
+        and "==" in rec.packages[0]
+    )
+
+
+def _channel(name: str) -> str:
+    name = name.lower().rstrip("/").rsplit("/", 1)[-1] if "://" in name else name.lower()
+    return "defaults" if name in _ANACONDA else name
+
+
+def _select_own(pin: Pin, requirements: Sequence[LocatedRequirement], matrix: Matrix) -> None:
+    """A line of a channel's own builds narrowed by its build string (``cuda120py311h...``), else by the
+    environment's CUDA pin: the build that pin takes (``conda_cuda.takes``, by the build's own run requirement), else
+    the pinned CUDA itself, of which the line then has no build."""
+    spec = pin.located.conda
+    assert spec is not None
+    named = build_selects(spec.build)
+    if named is not None and named[0] is not None:
+        pin.variant, pin.variant_from = named[0], f"build string {spec.build}"
+        return
+    # a feature package (cuda92) selects the builds of PyTorch's channel that carry its feature, not these
+    env = environment_selects([r for r in requirements if feature_cuda(r.name) is None])
+    cuda = env[0] if env is not None else None
+    if env is None or cuda is None:
+        return
+    pin.variant_from = env[2]
+    served = [(CudaVersion.parse(rec.cuda), pins_series(rec)) for _, rec in own_builds(pin, matrix)]
+    taken = [b for b, pinned in served if takes(b, cuda, pinned)]
+    # the build of that series, else the newest not above it (nvcc's run_exports ask for >=X.Y of the build's own)
+    pin.variant = max(taken, key=lambda b: (b.series == cuda.series, b <= cuda, b)).series if taken else cuda.series
+
+
+def own_candidates(pin: Pin, runtime: Runtime, matrix: Matrix) -> list[Candidate] | None:
+    """The candidates of a line of a channel's own builds (``own_builds``), each judged as that build: its CUDA, the
+    cuDNN its recipe names, both brought by conda (no system toolkit needed); None for other lines."""
+    found = own_builds(pin, matrix)
+    if not found:
+        return None
+    out = []
+    for row, rec in found:
+        build = _as_conda_build(row, rec)
+        cuda = CudaVersion.parse(rec.cuda)
+        out.append(Candidate(build, cuda, evaluate(build, cuda, runtime, matrix)))
+    return out
+
+
+def _as_conda_build(row: FrameworkRelease, rec: InstallRecipe) -> FrameworkRelease:
+    """A row as one of a channel's own builds: that release, that CUDA, the cuDNN its recipe names (``cudnn=7.6``),
+    CUDA and cuDNN both conda packages of the environment; its GPU code and Pythons are not the wheels' (unknown)."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    _, _, version = rec.packages[0].partition("==")
+    cudnn = [p.split("=", 1)[1] for p in rec.packages if p.startswith("cudnn=")]
+    return replace(
+        row,
+        version=Version(version) if version else row.version,
+        covers=SpecifierSet(f"=={version}") if version else row.covers,
+        python=(),  # the channel's Pythons of it are not recorded: not the wheels'
+        cuda=(CudaVersion.parse(rec.cuda),),
+        cuda_default=None,
+        cudnn=tuple(CudnnVersion.parse(c) for c in cudnn) or row.cudnn,
+        cudnn_rule=CudnnRule.BUNDLED,
+        system_cuda=False,
+        sm=(),
+        ptx=(),
+        sm_exact=(),
+        install=(rec,),
+        source=rec.url or row.source,
+    )
+
+
+def build_cudas(pin: Pin, matrix: Matrix) -> list[CudaVersion]:
+    """The CUDA builds a conda line can install: its channel's own (``own_builds``), else the rows'."""
+    own = own_builds(pin, matrix)
+    if own:
+        return sorted({CudaVersion.parse(rec.cuda).series for _, rec in own})
+    return sorted({c for row in matrix.find(pin.package, _plain(pin)) for c in row.cuda})
+
+
 def _per_cuda(pin: Pin, cuda: CudaVersion, matrix: Matrix) -> None:
     """conda-forge's ``cupy`` is the build the environment's CUDA takes: the line stands for the pip package of that
     CUDA (cupy-cuda11x), not for the first one a conda recipe of the matrix names."""
     spec = pin.located.conda
     assert spec is not None
-    plain = _release(pin.requirement.specifier)
+    plain = conda_release(pin.requirement.specifier)
     package = per_cuda_package(spec.name, cuda, matrix.packages(), lambda p: bool(matrix.find(p, plain)))
     if package is not None:
         pin.package = package
         pin.requirement = replace(pin.requirement, name=package, specifier=plain)
 
 
-def _release(spec: SpecifierSet) -> SpecifierSet:
+def conda_release(spec: SpecifierSet) -> SpecifierSet:
     """conda's ``cupy=13.3.0`` (``==13.3.0.*``) as the release it names, so that rows covering it (``covers``) answer;
     a shorter prefix (``cupy=13``) stays a range."""
     from packaging.specifiers import SpecifierSet

@@ -34,6 +34,7 @@ class Pin:
     variant: CudaVersion | None = None
     cpu: bool = False
     variant_from: str = ""  # "local tag +cu118", "index https://download.pytorch.org/whl/cu118", "pytorch-cuda=12.1"
+    channels: tuple[str, ...] = ()  # a conda line's: its file's channels, in priority order
 
 
 # ------------------------------------------------------------------ between requirements

@@ -75,8 +75,9 @@ def _judge(
             message = f"{pin.requirement}: the matrix has no CUDA {pin.variant} build of it ({pin.variant_from})"
             fix = "use a CUDA index this release was built for"
             if pin.located.conda is not None:
-                rows = matrix.find(pin.package, _plain(pin.requirement.specifier))
-                builds = ", ".join(str(b) for b in sorted({c for row in rows for c in row.cuda}))
+                from .check_conda import build_cudas
+
+                builds = ", ".join(str(b) for b in build_cudas(pin, matrix))
                 fix = f"pin the CUDA of a build this release has ({builds}), or another release"
             return [(Severity.ERROR, "cuda-disagreement", message, fix, "")]
         renamed = under_its_own_name(pin.requirement, matrix)

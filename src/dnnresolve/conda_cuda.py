@@ -13,6 +13,10 @@ conda build names the CUDA it takes by its dependencies:
   PyTorch's channel) takes that series only.
 
 So before CUDA 11.2 a build needs its exact series; from 11.2 on the same major, unless its recipe pins the series.
+
+An environment file (environment.yml) describes a new environment (``conda env create -f``): its lines are judged on
+the machine (driver, GPUs, OS, the system's toolkits) with none of the active environment's contents
+(``new_environment``); its own ``cudatoolkit`` / ``cuda-version`` / ``pytorch-cuda`` pins set its CUDA.
 """
 
 from __future__ import annotations
@@ -103,6 +107,30 @@ def holders(runtime: Runtime) -> list[InstalledPackage]:
     if not runtime.conda_prefix or runtime.conda_cuda is None:
         return []
     return [p for p in runtime.packages if p.by_conda]
+
+
+def new_environment(target: Runtime) -> Runtime:
+    """The machine as a new conda environment sees it: the target without what its active environment holds (its
+    packages, its CUDA pin, the CUDA / cuDNN / Python inside its prefix). Pure: a copy."""
+    import copy
+
+    runtime = copy.deepcopy(target)
+    prefix = runtime.conda_prefix.rstrip("/")
+
+    def inside(path: str) -> bool:
+        return bool(prefix) and (path == prefix or path.startswith(prefix + "/"))
+
+    runtime.packages = []
+    runtime.cuda = [c for c in runtime.cuda if not inside(c.path)]
+    runtime.cudnn = [c for c in runtime.cudnn if not inside(c.path)]
+    if inside(runtime.python_executable) or inside(runtime.sources.get("python", "")):
+        runtime.python, runtime.python_executable = None, ""
+        runtime.sources.pop("python", None)
+    for key in ("conda", "conda_cuda"):
+        runtime.sources.pop(key, None)
+    runtime.conda_prefix = runtime.conda_env = ""
+    runtime.conda_cuda = None
+    return runtime
 
 
 def _name(spec: str) -> str:

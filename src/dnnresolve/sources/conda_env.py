@@ -39,6 +39,9 @@ def read(path: Path, text: str, root: Path) -> SourceFile:
         return sf
     if not isinstance(node, yaml.MappingNode):
         raise UserError("not a conda environment file (expected a mapping with 'dependencies')", file, 1)
+    channels = _value(node, "channels")
+    if isinstance(channels, yaml.SequenceNode):
+        sf.channels = [str(c.value) for c in channels.value if isinstance(c, yaml.ScalarNode)]
     deps = _value(node, "dependencies")
     if deps is None:
         return sf

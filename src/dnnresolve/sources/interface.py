@@ -94,6 +94,7 @@ class SourceFile:
     findings: list[Finding] = field(default_factory=list)
     # what pip's own configuration adds under the file's index lines (``pipconfig.apply``; requirements files only)
     pip_index: IndexContext = field(default_factory=IndexContext)
+    channels: list[str] = field(default_factory=list)  # a conda environment file's, in priority order
 
 
 class Reader(Protocol):
