@@ -225,7 +225,8 @@ def library_floor(libraries: dict[str, list[Counter[Image]]]) -> tuple[str, str,
         sass = sorted({i.arch for i in images if i.kind == KIND_SASS and not i.specific})
         ptx = sorted({i.arch for i in images if i.kind == KIND_PTX})
         code = BuildCode(tuple(capability(a) for a in sass), tuple(capability(a) for a in ptx))
-        lowest.append((min(sass + ptx), name, code))
+        # a library of arch-specific kernels only (sm_90a) runs on that architecture alone
+        lowest.append((min(sass + ptx or [i.arch for i in images]), name, code))
     if not lowest:
         return None
     arch, name, code = max(lowest, key=lambda t: (t[0], t[1]))

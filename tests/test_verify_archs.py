@@ -376,3 +376,16 @@ def test_a_floor_read_from_the_library_cites_the_wheel(tmp_path: Path) -> None:
     odd = floor.replace('"library"', '"forum"') + 'compute_capability_source = "https://pypi.org/project/x/"'
     with pytest.raises(MatrixError, match="'compute_capability_basis': expected one of support_matrix, library"):
         load_matrix(_cudnn_matrix(tmp_path, odd)).cudnn_releases()
+
+
+def test_the_floor_is_the_oldest_architecture_every_library_carries() -> None:
+    sass, ptx = va.KIND_SASS, va.KIND_PTX
+    # cuDNN 9.11's CUDA 12 wheel: its kernel library still holds sm_50 units, its ops library starts at sm_75
+    engines = [_unit((sass, 50, False), (sass, 75, False))] * 3 + [_unit((sass, 90, True))]
+    ops = [_unit((sass, 75, False), (sass, 80, False), (ptx, 120, False))] * 2
+    floor, library, code = va.library_floor({"libcudnn_engines_precompiled.so.9": engines, "libcudnn_ops.so.9": ops})
+    assert (floor, library, str(code)) == ("7.5", "libcudnn_ops.so.9", "sm 7.5 8.0 + PTX 12.0")
+    # PTX serves every newer GPU; a library of arch-specific kernels only runs on that one architecture
+    assert va.library_floor({"a.so": [_unit((ptx, 35, False), (sass, 50, False))]})[0] == "3.5"
+    assert va.library_floor({"a.so": ops, "hopper.so": [_unit((sass, 90, True))]})[:2] == ("9.0", "hopper.so")
+    assert va.library_floor({"loader.so": []}) is None
