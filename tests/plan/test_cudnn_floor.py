@@ -146,3 +146,16 @@ def test_a_dockerfile_refused_on_a_k80_does_not_blame_deleted_tags(run_cli: RunC
     r = run_cli("plan", "tensorflow-gpu==1.15.0", "--no-detect", "--driver", "470.82.01", "--gpu", "T4",
                 "--python", "3.7", "--format", "dockerfile")  # fmt: skip
     assert r.returncode == 2 and "NVIDIA deleted the older tags" in r.stderr
+
+
+def test_a_system_cudnn_9_11_fails_a_pascal_gpu(run_cli: RunCli) -> None:
+    # NVIDIA's nvidia-cudnn-cu12 9.11.0.98 wheel: libcudnn_ops.so.9 and the others start at sm_75 (9.10.1.4 still
+    # carries sm_50 in every library); JAX built for a local CUDA loads the system's cuDNN and needs it
+    args = ("--no-detect", "--driver", "570.86.15", "--gpu", "GTX 1080", "--cuda", "12.8", "--python", "3.11")
+    r = run_cli("plan", "jax[cuda12-local]==0.7.0", *args, "--cudnn", "9.11.0")
+    table = r.stdout.split("Options, best first:", 1)[0]
+    line = next(x for x in table.splitlines() if "cudnn_gpu" in x)
+    assert line.split()[0] == "MISSING" and "needs cuDNN 9.11.0: >= 7.5" in line and line.split()[-1] == "6.1"
+    assert "read from NVIDIA's nvidia-cudnn-cu12 9.11.0 wheel" in " ".join(table.split())
+    ok = run_cli("plan", "jax[cuda12-local]==0.7.0", *args, "--cudnn", "9.10.2")
+    assert "cudnn_gpu" not in ok.stdout.split("Options, best first:", 1)[0]
