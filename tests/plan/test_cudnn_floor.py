@@ -112,6 +112,12 @@ def test_torch_2_1_on_a_k80_is_offered_a_cu118_build_whose_cudnn_carries_kepler_
         in (whole[0])
     )
     assert not [b for b in blocks if "use torch 2.0.1 instead" in b], blocks
+    # the asked build (CUDA 12.1, cuDNN 8.9) cites the page of the series (8.9.1), not the reading of 8.9.0's wheel
+    table = " ".join(r.stdout.split("Options, best first:", 1)[0].split())
+    assert (
+        "cuDNN 8.9 for CUDA 12.x supports compute capability 5.0 and newer (NVIDIA's support matrix of cuDNN 8.9.1)"
+        in (table)
+    )
     # its own CUDA 11.8 build passes the cuDNN check: no warning, no failure
     cu118 = run_cli("plan", "torch==2.1.0+cu118", *K80)
     assert "cudnn_gpu" not in cu118.stdout.split("Options, best first:", 1)[0]
