@@ -4,6 +4,7 @@ row whose `sm` / `ptx` differ from them.
 
 Run by hand (it downloads wheels of up to 2.5 GB each from PyPI; the tests never run it that way):
     scripts/verify_archs.py [--package torch] [--version 2.7.0 ...] [--all] [--wheel FILE --version V]
+    scripts/verify_archs.py --package nvidia-cudnn-cu11 [--version 8.7.0.84 ...] [--all] [--wheel FILE ...]
 
 A CUDA library keeps its kernels in fat binaries: one compiled image (SASS) per architecture, and
 optionally PTX that the driver can compile for newer ones. This reads the fat binary headers of the
@@ -13,6 +14,12 @@ for: the build's architecture list (torch's TORCH_CUDA_ARCH_LIST, TensorFlow's T
 onnxruntime's CMAKE_CUDA_ARCHITECTURES). A few specialised kernels (sm_89 FP8, sm_90a) do not count.
 
 The plain PyPI wheel is the row's default CUDA variant (cuda_default), so it checks the row's own lists.
+
+For NVIDIA's cuDNN wheels (nvidia-cudnn-cuNN) it reads NVIDIA's own libraries instead and checks the floor of
+the [[cudnn]] row for that CUDA major: the oldest compute capability that every library holding GPU code
+carries code for (SASS of an X.y runs on X.z, z >= y; PTX on anything newer). A row whose floor NVIDIA's
+support matrix states may be lower than the code (the code is kept for GPUs NVIDIA no longer lists); a row
+whose floor was read from the library (compute_capability_basis = "library") must equal it.
 Exit status: 0 when every checked row agrees, 1 when one differs, 2 on a usage error.
 """
 
@@ -29,6 +36,7 @@ import urllib.request
 import zipfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -48,7 +56,8 @@ from dnnresolve.fatbin import (  # the reader is the package's (doctor reads ins
     fatbin_images,
 )
 from dnnresolve.matrix import load_matrix
-from dnnresolve.model import FrameworkRelease
+from dnnresolve.model import CudnnRelease, FrameworkRelease
+from dnnresolve.versions import ComputeCapability, CudnnVersion
 
 __all__ = [
     "KIND_PTX",
@@ -82,14 +91,16 @@ PYTHON_PREFERENCE = (
 )
 
 
-def wheel_libraries(wheel: Path, workdir: Path, system: str = "linux") -> dict[str, list[Counter[Image]]]:
-    """The fat binary containers of each of the wheel's own shared libraries (not NVIDIA's), one file on disk
-    at a time."""
+def wheel_libraries(
+    wheel: Path, workdir: Path, system: str = "linux", nvidia: bool = False
+) -> dict[str, list[Counter[Image]]]:
+    """The fat binary containers of each of the wheel's own shared libraries (not NVIDIA's, unless ``nvidia``:
+    the wheel is NVIDIA's own), one file on disk at a time."""
     found: dict[str, list[Counter[Image]]] = {}
     with zipfile.ZipFile(wheel) as z:
         for info in z.infolist():
             base = info.filename.rsplit("/", 1)[-1]
-            if not LIBRARY[system].search(base) or NVIDIA_LIBRARY.match(base):
+            if not LIBRARY[system].search(base) or (NVIDIA_LIBRARY.match(base) and not nvidia):
                 continue
             target = workdir / base
             with z.open(info) as src, open(target, "wb") as dst:
@@ -107,13 +118,19 @@ def common_sets(containers: list[Counter[Image]], n: int = 3) -> list[tuple[str,
     return [(" ".join(str(i) for i in sorted(s)), k) for s, k in sets.most_common(n)]
 
 
-def pypi_wheel(package: str, version: str, system: str = "linux") -> dict[str, str] | None:
-    """PyPI's x86-64 wheel of a release for a system (one Python), as the simple index's JSON names it."""
+def pypi_files(package: str) -> list[dict[str, Any]]:
+    """The files of a project, as PyPI's simple index names them in JSON."""
     request = urllib.request.Request(
         f"https://pypi.org/simple/{package}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
     )
     with urllib.request.urlopen(request, timeout=60) as response:
-        files = json.load(response)["files"]
+        files: list[dict[str, Any]] = json.load(response)["files"]
+    return files
+
+
+def pypi_wheel(package: str, version: str, system: str = "linux") -> dict[str, str] | None:
+    """PyPI's x86-64 wheel of a release for a system (one Python), as the simple index's JSON names it."""
+    files = pypi_files(package)
     found = []
     for f in files:
         # name-version-python-abi-platform.whl, the name with "_" for "-" (older uploads kept its case)
@@ -127,7 +144,8 @@ def pypi_wheel(package: str, version: str, system: str = "linux") -> dict[str, s
     if not ranked:
         return None
     f = ranked[0]  # a py2.py3-none wheel (mxnet) ranks last, but is taken when it is all there is
-    return {"filename": f["filename"], "url": f["url"], "sha256": f["hashes"].get("sha256", "")}
+    uploaded = str(f.get("upload-time", ""))[:10]
+    return {"filename": f["filename"], "url": f["url"], "sha256": f["hashes"].get("sha256", ""), "uploaded": uploaded}
 
 
 def download(url: str, sha256: str, target: Path) -> None:
@@ -193,6 +211,57 @@ def compare(row: FrameworkRelease, version: str, wheel_name: str, carried: Build
     return False
 
 
+CUDNN_WHEEL = re.compile(r"^nvidia-cudnn-cu(\d+)$")
+
+
+def library_floor(libraries: dict[str, list[Counter[Image]]]) -> tuple[str, str, BuildCode] | None:
+    """The oldest compute capability every library carries code for, the library that sets it and its code (its
+    images over all its containers); None when no library holds GPU code."""
+    lowest: list[tuple[int, str, BuildCode]] = []
+    for name, containers in libraries.items():
+        images = count_images(containers)
+        if not images:
+            continue
+        sass = sorted({i.arch for i in images if i.kind == KIND_SASS and not i.specific})
+        ptx = sorted({i.arch for i in images if i.kind == KIND_PTX})
+        code = BuildCode(tuple(capability(a) for a in sass), tuple(capability(a) for a in ptx))
+        # a library of arch-specific kernels only (sm_90a) runs on that architecture alone
+        lowest.append((min(sass + ptx or [i.arch for i in images]), name, code))
+    if not lowest:
+        return None
+    arch, name, code = max(lowest, key=lambda t: (t[0], t[1]))
+    return capability(arch), name, code
+
+
+def compare_cudnn(
+    rows: list[CudnnRelease], version: str, major: int, wheel_name: str, libraries: dict[str, list[Counter[Image]]]
+) -> bool:
+    """Print the wheel's floor against its [[cudnn]] row's for CUDA ``major``; True when they agree."""
+    found = library_floor(libraries)
+    wanted = CudnnVersion.parse(version).truncate(3)
+    row = next((r for r in rows if r.version == wanted), None)
+    where = f"cuDNN {wanted} for CUDA {major}.x" + (f" (matrix line {row.line})" if row else "")
+    if found is None:
+        print(f"none    {where}: {wheel_name} holds no GPU code")
+        return False
+    floor, lib, code = found
+    said = f"{wheel_name} carries code for {floor} and newer in every library ({lib}: {code})"
+    stated = row.floor(major) if row else None
+    if row is None or stated is None:
+        print(f"UNSTATED {where}: the matrix states no floor; {said}")
+        return False
+    from_library = row.compute_capability_basis == "library"
+    if stated == ComputeCapability.parse(floor):
+        print(f"ok      {where}: floor {stated}; {said}")
+        return True
+    if not from_library and stated > ComputeCapability.parse(floor):
+        print(f"ok      {where}: NVIDIA's support matrix lists {stated} and newer; {said} (kept for older GPUs)")
+        return True
+    kind = "read from the library" if from_library else "NVIDIA's support matrix"
+    print(f"DIFFERS {where}: matrix {stated} ({kind}); {said}")
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--package", default="torch", help="the framework's PyPI package (torch, onnxruntime-gpu, ...)")
@@ -209,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("name releases with --version, or --all")
     m = load_matrix(args.matrix)
     package = canonicalize_name(args.package)
+    if cudnn := CUDNN_WHEEL.match(package):
+        return check_cudnn_wheels(args, package, int(cudnn.group(1)), m.cudnn_releases())
     rows = [r for r in m.frameworks if r.package == package and args.os in r.os]
     # (release whose wheel is read, the row that states it): a row stands for the releases it covers
     checks: list[tuple[str, FrameworkRelease]] = []
@@ -262,6 +333,44 @@ def main(argv: list[str] | None = None) -> int:
                         "its libraries carry that and more"
                     )
             if not compare(row, version, name, carried, cuda):
+                differ += 1
+    print(f"{differ} difference(s)")
+    return 1 if differ else 0
+
+
+def check_cudnn_wheels(args: argparse.Namespace, package: str, major: int, rows: list[CudnnRelease]) -> int:
+    """--package nvidia-cudnn-cuNN: each release's floor read from its wheel against the [[cudnn]] rows."""
+    versions = list(args.version)
+    if args.all:  # PyPI's newest build of each release the rows name for this CUDA major
+        names = [f["filename"] for f in pypi_files(package)]
+        for r in rows:
+            if any(c.major == major for c in r.cuda):
+                builds = sorted(
+                    {n.split("-")[1] for n in names if n.split("-")[1].startswith(f"{r.version}.")}, key=Version
+                )
+                versions += builds[-1:]
+    differ = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for version in versions:
+            if args.wheel:
+                wheel, name = args.wheel, args.wheel.name
+            else:
+                found = pypi_wheel(package, version, args.os)
+                if found is None:
+                    print(f"skip    {package} {version}: no {args.os} x86-64 wheel on PyPI")
+                    continue
+                name, wheel = found["filename"], work / found["filename"]
+                download(found["url"], found["sha256"], wheel)
+                print(f"        {name}: sha256 {found['sha256']}, uploaded {found.get('uploaded', '?')}")
+            libraries = wheel_libraries(wheel, work, args.os, nvidia=True)
+            if wheel.parent == work:
+                wheel.unlink()
+            if args.show:
+                for lib, containers in sorted(libraries.items()):
+                    images = count_images(containers)
+                    print(f"        {lib}: " + ", ".join(f"{i} x{n}" for i, n in sorted(images.items())))
+            if not compare_cudnn(rows, version, major, name, libraries):
                 differ += 1
     print(f"{differ} difference(s)")
     return 1 if differ else 0

@@ -31,7 +31,13 @@ def test_every_cudnn_row_states_its_floor_or_says_why_not() -> None:
         assert floors or row.get("compute_capability_min") or why.strip(), row["version"]
         if floors:
             assert not why, row["version"]
-            assert str(row["compute_capability_source"]).startswith("https://docs.nvidia.com/"), row["version"]
+            source = str(row["compute_capability_source"])
+            if row.get("compute_capability_basis") == "library":
+                # no page found: read from NVIDIA's own wheel, which the note names with its sha256
+                assert source.startswith("https://pypi.org/project/nvidia-cudnn-cu"), row["version"]
+                assert "sha256 " in row["compute_capability_note"] and ".whl" in row["compute_capability_note"]
+            else:
+                assert source.startswith("https://docs.nvidia.com/"), row["version"]
             majors = {c.split(".")[0] for c in row["cuda"]}
             assert set(floors) <= majors, row["version"]
 
@@ -50,3 +56,20 @@ def test_kepler_leaves_cuda_11_between_8_5_and_8_9_1() -> None:
     assert floors["8.5.0"]["11"] == "3.5" and floors["8.9.1"]["11"] == "5.0"
     assert floors["9.0.0"] == {"12": "5.0", "11": "5.0"}
     assert floors["9.17.0"]["12"] == "7.5"
+
+
+def test_kepler_leaves_cuda_11_with_cudnn_8_8_0() -> None:
+    """No support matrix of 8.6-8.9.0 was found; NVIDIA's nvidia-cudnn-cu11 wheels carry sm_35 code up to 8.7.0.84
+    and start at sm_50 from 8.8.0.121 (the same reading of 8.5.0.96 and 8.9.1.23 agrees with their matrices)."""
+    rows = {r["version"]: r for r in _rows()}
+    floors = {v: r.get("compute_capability_min_by_cuda", {}) for v, r in rows.items()}
+    assert floors["8.6.0"] == {"11": "3.5"} and floors["8.7.0"] == {"11": "3.5"}
+    assert floors["8.8.0"] == {"12": "5.0", "11": "5.0"} and floors["8.9.0"] == {"12": "5.0", "11": "5.0"}
+    for v in ("8.6.0", "8.7.0", "8.8.0", "8.9.0"):
+        assert rows[v]["compute_capability_basis"] == "library", v
+    note = rows["8.7.0"]["compute_capability_note"]
+    assert "nvidia_cudnn_cu11-8.7.0.84-py3-none-manylinux1_x86_64.whl" in note
+    assert "b3e062498fbbb1c1930435a6a454c1b41c903e1e65b7063bd2b4021e8285408e" in note
+    # a page's floor is never replaced by a reading of the library
+    assert rows["8.5.0"].get("compute_capability_basis", "support_matrix") == "support_matrix"
+    assert rows["8.9.1"].get("compute_capability_basis", "support_matrix") == "support_matrix"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import zipfile
@@ -293,3 +294,98 @@ def test_tensorflow_build_info_is_held_against_what_is_read(tmp_path: Path) -> N
     assert (
         "MISREAD torch 2.6.0: the wheel states sm 7.5 8.0 + PTX 7.5 8.0, its libraries read as sm 7.5" in misread.stdout
     )
+
+
+def _fatbin(*images: tuple[int, int]) -> bytes:
+    """A fat-binary container as nvcc lays it out: a 16-byte header, then per image a 64-byte header (kind, header
+    size, payload size, architecture at +28) and its payload."""
+    body = b""
+    for kind, arch in images:
+        head = bytearray(64)
+        struct.pack_into("<HHIQ", head, 0, kind, 0x101, 64, 16)
+        struct.pack_into("<I", head, 28, arch)
+        body += bytes(head) + os.urandom(16)
+    return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(body)) + body
+
+
+CUDNN_ROW = """
+[[cudnn]]
+version = "8.7.0"
+cuda = ["11.x", "10.2"]
+{floor}
+source = "https://developer.nvidia.com/rdp/cudnn-archive"
+"""
+
+
+def _cudnn_wheel(tmp_path: Path) -> Path:
+    """cuDNN 8.7.0's CUDA 11 wheel in small: its libraries carry sm_35 ... sm_90 and PTX 9.0, as the real one's do,
+    and the convolution library adds kernels for newer GPUs only."""
+    sass, ptx = va.KIND_SASS, va.KIND_PTX
+    common = _fatbin(*[(sass, a) for a in (35, 50, 60, 61, 70, 75, 80, 86, 90)], (ptx, 90))
+    wheel = tmp_path / "nvidia_cudnn_cu11-8.7.0.84-py3-none-manylinux1_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("nvidia/cudnn/lib/libcudnn.so.8", os.urandom(4096))  # the loader: no GPU code
+        z.writestr("nvidia/cudnn/lib/libcudnn_ops_infer.so.8", _library(tmp_path, "ops", [common] * 3).read_bytes())
+        cnn = [common, _fatbin((sass, 80), (sass, 90)), _fatbin((sass, 90))] * 2
+        z.writestr("nvidia/cudnn/lib/libcudnn_cnn_infer.so.8", _library(tmp_path, "cnn", cnn).read_bytes())
+    return wheel
+
+
+def _cudnn_matrix(tmp_path: Path, floor: str) -> Path:
+    path = _matrix(tmp_path, '"7.5"')
+    path.write_text(path.read_text() + CUDNN_ROW.format(floor=floor))
+    return path
+
+
+def test_a_cudnn_wheel_is_read_for_the_floor_of_its_row(tmp_path: Path) -> None:
+    """--package nvidia-cudnn-cuNN reads NVIDIA's own libraries (skipped for a framework's wheel) and holds the
+    oldest architecture all of them carry code for against the [[cudnn]] row's floor for that CUDA major."""
+    wheel = _cudnn_wheel(tmp_path)
+    args = ("--package", "nvidia-cudnn-cu11", "--wheel", str(wheel), "--version", "8.7.0.84", "--show")
+    url = "https://pypi.org/project/nvidia-cudnn-cu11/8.7.0.84/#files"
+    read = 'compute_capability_min_by_cuda = { "11" = "3.5" }\ncompute_capability_basis = "library"\n'
+    read += f'compute_capability_source = "{url}"'
+    agree = _run(*args, "--matrix", str(_cudnn_matrix(tmp_path, read)))
+    assert agree.returncode == 0, agree.stdout + agree.stderr
+    assert "libcudnn_ops_infer.so.8: compute_90 x3, sm_35 x3, sm_50 x3" in agree.stdout
+    assert "ok      cuDNN 8.7.0 for CUDA 11.x (matrix line 20): floor 3.5; " in agree.stdout
+    assert "carries code for 3.5 and newer in every library" in agree.stdout
+    # a floor read from the library must be what it carries
+    wrong = _run(*args, "--matrix", str(_cudnn_matrix(tmp_path, read.replace('"3.5"', '"5.0"'))))
+    assert wrong.returncode == 1 and "DIFFERS cuDNN 8.7.0 for CUDA 11.x" in wrong.stdout
+    assert "matrix 5.0 (read from the library)" in wrong.stdout
+    # NVIDIA's page may list fewer GPUs than the code serves: its floor is kept
+    page = 'compute_capability_min_by_cuda = { "11" = "5.0" }\n'
+    page += 'compute_capability_source = "https://docs.nvidia.com/deeplearning/cudnn/x/support-matrix/index.html"'
+    kept = _run(*args, "--matrix", str(_cudnn_matrix(tmp_path, page)))
+    assert kept.returncode == 0, kept.stdout
+    assert "NVIDIA's support matrix lists 5.0 and newer; " in kept.stdout and "(kept for older GPUs)" in kept.stdout
+    # a row with no floor is named, for it to be filled
+    none = _run(*args, "--matrix", str(_cudnn_matrix(tmp_path, 'compute_capability_unstated = "not read"')))
+    assert none.returncode == 1 and "UNSTATED cuDNN 8.7.0 for CUDA 11.x" in none.stdout
+
+
+def test_a_floor_read_from_the_library_cites_the_wheel(tmp_path: Path) -> None:
+    from dnnresolve.errors import MatrixError
+    from dnnresolve.matrix import load_matrix
+
+    floor = 'compute_capability_min_by_cuda = { "11" = "3.5" }\ncompute_capability_basis = "library"\n'
+    bad = floor + 'compute_capability_source = "https://docs.nvidia.com/deeplearning/cudnn/x/support-matrix.html"'
+    with pytest.raises(MatrixError, match="'compute_capability_source': a floor read from the library needs the URL"):
+        load_matrix(_cudnn_matrix(tmp_path, bad)).cudnn_releases()
+    odd = floor.replace('"library"', '"forum"') + 'compute_capability_source = "https://pypi.org/project/x/"'
+    with pytest.raises(MatrixError, match="'compute_capability_basis': expected one of support_matrix, library"):
+        load_matrix(_cudnn_matrix(tmp_path, odd)).cudnn_releases()
+
+
+def test_the_floor_is_the_oldest_architecture_every_library_carries() -> None:
+    sass, ptx = va.KIND_SASS, va.KIND_PTX
+    # cuDNN 9.11's CUDA 12 wheel: its kernel library still holds sm_50 units, its ops library starts at sm_75
+    engines = [_unit((sass, 50, False), (sass, 75, False))] * 3 + [_unit((sass, 90, True))]
+    ops = [_unit((sass, 75, False), (sass, 80, False), (ptx, 120, False))] * 2
+    floor, library, code = va.library_floor({"libcudnn_engines_precompiled.so.9": engines, "libcudnn_ops.so.9": ops})
+    assert (floor, library, str(code)) == ("7.5", "libcudnn_ops.so.9", "sm 7.5 8.0 + PTX 12.0")
+    # PTX serves every newer GPU; a library of arch-specific kernels only runs on that one architecture
+    assert va.library_floor({"a.so": [_unit((ptx, 35, False), (sass, 50, False))]})[0] == "3.5"
+    assert va.library_floor({"a.so": ops, "hopper.so": [_unit((sass, 90, True))]})[:2] == ("9.0", "hopper.so")
+    assert va.library_floor({"loader.so": []}) is None

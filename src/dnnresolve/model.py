@@ -321,6 +321,9 @@ class CudnnRelease:
     compute_capability_source: str = ""
     compute_capability_note: str = ""
     compute_capability_unstated: str = ""
+    # "support_matrix": the page lists the floors; "library": no page was found, and they are the oldest
+    # architecture NVIDIA's own library (its PyPI wheel) carries code for
+    compute_capability_basis: str = "support_matrix"
 
     def floor(self, cuda_major: int) -> ComputeCapability | None:
         """The oldest compute capability the package for that CUDA major supports; the row's overall minimum where

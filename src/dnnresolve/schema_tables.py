@@ -302,6 +302,7 @@ def _cudnn(row: Row) -> CudnnRelease:
             "compute_capability_source",
             "compute_capability_note",
             "compute_capability_unstated",
+            "compute_capability_basis",
             "os",
             "archives",
             "source",
@@ -336,6 +337,7 @@ def _cudnn(row: Row) -> CudnnRelease:
         compute_capability_source=row.text("compute_capability_source", required=bool(floors)),
         compute_capability_note=row.text("compute_capability_note"),
         compute_capability_unstated=row.text("compute_capability_unstated"),
+        compute_capability_basis=row.text("compute_capability_basis") or "support_matrix",
     )
 
 
@@ -360,9 +362,19 @@ def _cudnn_floors(row: Row, cuda: tuple[CudaVersion, ...]) -> tuple[tuple[int, C
             row.fail(key, f"{major}: {exc}")
     if row.data.get("compute_capability_unstated"):
         row.fail("compute_capability_unstated", "a row that states its floors cannot also say why it states none")
-    if not URL.fullmatch(str(row.data.get("compute_capability_source", ""))):
+    basis = row.data.get("compute_capability_basis", "support_matrix")
+    if basis not in CUDNN_FLOOR_BASES:
+        row.fail("compute_capability_basis", f"expected one of {', '.join(CUDNN_FLOOR_BASES)}")
+    source = str(row.data.get("compute_capability_source", ""))
+    if not URL.fullmatch(source):
         row.fail("compute_capability_source", "needs the URL of the support matrix that lists these floors")
+    if basis == "library" and not source.startswith(("https://pypi.org/", "https://files.pythonhosted.org/")):
+        row.fail("compute_capability_source", "a floor read from the library needs the URL of the wheel read")
     return tuple(out)
+
+
+# where a [[cudnn]] row's floors come from: NVIDIA's support matrix, or the code NVIDIA's library carries
+CUDNN_FLOOR_BASES = ("support_matrix", "library")
 
 
 def _gpu(row: Row) -> GpuModel:

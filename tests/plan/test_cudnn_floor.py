@@ -40,10 +40,12 @@ def test_a_k80_is_offered_the_newest_torch_whose_cudnn_supports_it(run_cli: RunC
     blocks = [" ".join(b.split()) for b in _option_blocks(r.stdout)]
     whole = [b for b in blocks if "its cuDNN supports this GPU" in b]
     assert len(whole) == 1, blocks
-    # torch 2.0.1: PyPI's CUDA 11.7 wheels bundle cuDNN 8.5 (its pins), whose matrix lists SM 3.5 and later for 11.x
-    assert whole[0].split(": ")[0].endswith("use torch 2.0.1 instead"), whole[0]
+    # torch 2.3.1's CUDA 11.8 wheels bundle cuDNN 8.7.0.84 (PyTorch's release matrix), whose CUDA 11 build still
+    # carries sm_35 code (read from NVIDIA's nvidia-cudnn-cu11 8.7.0.84 wheel); 8.8.0 starts at sm_50
+    assert whole[0].split(": ")[0].endswith("use torch 2.3.1 instead"), whole[0]
     assert "conda create" not in whole[0] and "turned off" not in whole[0]
-    assert "pip install torch==2.0.1" in whole[0]
+    assert "pip install torch==2.3.1 torchvision==0.18.1 torchaudio==2.3.1" in whole[0]
+    assert "--index-url https://download.pytorch.org/whl/cu118" in whole[0]
 
 
 def test_the_asked_release_shows_the_cudnn_floor_as_a_warning(run_cli: RunCli) -> None:
@@ -97,13 +99,44 @@ def test_cupy_warns_that_only_its_cudnn_features_fail(run_cli: RunCli) -> None:
     assert "cupy-cuda11x runs, but its cuDNN features (cupy.cudnn) fail" in table
 
 
-def test_a_cudnn_whose_floor_no_page_states_is_not_judged(run_cli: RunCli) -> None:
-    # torch 2.3.1's CUDA 11.8 wheels bundle cuDNN 8.7.0.84 (PyTorch's release matrix); no support matrix of 8.6-8.9.0
-    # was read, and 8.5.0 (3.5) and 8.9.1 (5.0) around it disagree: no verdict, and no claim that it supports a K80
-    r = run_cli("plan", "torch==2.3.1+cu118", *K80)
-    assert "cudnn_gpu" not in r.stdout.split("Options, best first:", 1)[0]
-    blocks = [" ".join(b.split()) for b in _option_blocks(run_cli("plan", "torch==2.8.0", *K80).stdout)]
-    assert not [b for b in blocks if "use torch 2.3" in b and "its cuDNN supports this GPU" in b], blocks
+def test_torch_2_1_on_a_k80_is_offered_a_cu118_build_whose_cudnn_carries_kepler_code(run_cli: RunCli) -> None:
+    # torch 2.1-2.3's CUDA 11.8 wheels bundle cuDNN 8.7: no support matrix of 8.6-8.9.0 was found, and before, with
+    # 8.5.0 (3.5) and 8.9.1 (5.0) around it disagreeing, a K80 got no verdict and was sent back to torch 2.0.1
+    r = run_cli("plan", "torch==2.1.0", *K80)
+    assert r.returncode in (0, 1), r.stderr
+    blocks = [" ".join(b.split()) for b in _option_blocks(r.stdout)]
+    whole = [b for b in blocks if "its cuDNN supports this GPU" in b]
+    assert len(whole) == 1 and "use torch 2.3.1 instead" in whole[0], blocks
+    assert (
+        "torch==2.3.1 torchvision==0.18.1 torchaudio==2.3.1 --index-url https://download.pytorch.org/whl/cu118"
+        in (whole[0])
+    )
+    assert not [b for b in blocks if "use torch 2.0.1 instead" in b], blocks
+    # the asked build (CUDA 12.1, cuDNN 8.9) cites the page of the series (8.9.1), not the reading of 8.9.0's wheel
+    table = " ".join(r.stdout.split("Options, best first:", 1)[0].split())
+    assert (
+        "cuDNN 8.9 for CUDA 12.x supports compute capability 5.0 and newer (NVIDIA's support matrix of cuDNN 8.9.1)"
+        in (table)
+    )
+    # its own CUDA 11.8 build passes the cuDNN check: no warning, no failure
+    cu118 = run_cli("plan", "torch==2.1.0+cu118", *K80)
+    assert "cudnn_gpu" not in cu118.stdout.split("Options, best first:", 1)[0]
+
+
+def test_a_floor_read_from_the_library_says_so(run_cli: RunCli) -> None:
+    # cuDNN 8.8.0's CUDA 11 wheel carries no sm_35/sm_37 code (its oldest is sm_50); TensorFlow loading it on a K80
+    # fails, and the reason names where the floor comes from
+    args = ("--no-detect", "--driver", "525.60.13", "--gpu", "Tesla K80", "--cuda", "11.8", "--python", "3.10")
+    r = run_cli("plan", "tensorflow==2.12.0", *args, "--cudnn", "8.8.0")
+    table = r.stdout.split("Options, best first:", 1)[0]
+    line = next(x for x in table.splitlines() if "cudnn_gpu" in x)
+    assert line.split()[0] == "MISSING" and "needs cuDNN 8.8.0: >= 5.0" in line, line
+    said = " ".join(table.split())
+    assert "cuDNN 8.8.0 for CUDA 11.x carries GPU code for compute capability 5.0 and newer only" in said
+    assert "(read from NVIDIA's nvidia-cudnn-cu11 8.8.0 wheel; no support matrix of it was found)" in said
+    # cuDNN 8.7.0 still carries sm_35: a K80 runs it
+    ok = run_cli("plan", "tensorflow==2.12.0", *args, "--cudnn", "8.7.0")
+    assert "cudnn_gpu" not in ok.stdout.split("Options, best first:", 1)[0]
 
 
 def test_a_dockerfile_refused_on_a_k80_does_not_blame_deleted_tags(run_cli: RunCli) -> None:
@@ -119,3 +152,16 @@ def test_a_dockerfile_refused_on_a_k80_does_not_blame_deleted_tags(run_cli: RunC
     r = run_cli("plan", "tensorflow-gpu==1.15.0", "--no-detect", "--driver", "470.82.01", "--gpu", "T4",
                 "--python", "3.7", "--format", "dockerfile")  # fmt: skip
     assert r.returncode == 2 and "NVIDIA deleted the older tags" in r.stderr
+
+
+def test_a_system_cudnn_9_11_fails_a_pascal_gpu(run_cli: RunCli) -> None:
+    # NVIDIA's nvidia-cudnn-cu12 9.11.0.98 wheel: libcudnn_ops.so.9 and the others start at sm_75 (9.10.1.4 still
+    # carries sm_50 in every library); JAX built for a local CUDA loads the system's cuDNN and needs it
+    args = ("--no-detect", "--driver", "570.86.15", "--gpu", "GTX 1080", "--cuda", "12.8", "--python", "3.11")
+    r = run_cli("plan", "jax[cuda12-local]==0.7.0", *args, "--cudnn", "9.11.0")
+    table = r.stdout.split("Options, best first:", 1)[0]
+    line = next(x for x in table.splitlines() if "cudnn_gpu" in x)
+    assert line.split()[0] == "MISSING" and "needs cuDNN 9.11.0: >= 7.5" in line and line.split()[-1] == "6.1"
+    assert "read from NVIDIA's nvidia-cudnn-cu12 9.11.0 wheel" in " ".join(table.split())
+    ok = run_cli("plan", "jax[cuda12-local]==0.7.0", *args, "--cudnn", "9.10.2")
+    assert "cudnn_gpu" not in ok.stdout.split("Options, best first:", 1)[0]

@@ -29,11 +29,11 @@ WORKAROUNDS = {
 @record(frozen=True)
 class Floor:
     """The oldest compute capability a cuDNN supports for one CUDA major, and the release whose support matrix
-    says so; ``between``: for a release whose own page was not read, the two around it that agree."""
+    (or library) says so; ``between``: for a release with no floor of its own, the two around it that agree."""
 
     capability: ComputeCapability
     stated_by: CudnnRelease
-    between: tuple[CudnnVersion, CudnnVersion] | None = None
+    between: tuple[CudnnRelease, CudnnRelease] | None = None
 
 
 def cudnn_floor(matrix: Matrix, cudnn: CudnnVersion, cuda_major: int) -> Floor | None:
@@ -42,8 +42,9 @@ def cudnn_floor(matrix: Matrix, cudnn: CudnnVersion, cuda_major: int) -> Floor |
     rows = [r for r in matrix.cudnn_releases() if any(c.major == cuda_major for c in r.cuda)]
     if len(cudnn.parts) <= 2:
         floors = [f for r in rows if r.version.series == cudnn.series and (f := _floor_of(rows, r.version, cuda_major))]
-        # the most permissive; of equal floors one a page states rather than one inferred from its neighbours
-        return min(floors, key=lambda f: (f.capability, f.between is not None)) if floors else None
+        # the most permissive; of equal floors one a page states rather than one read from a library or inferred
+        # from its neighbours
+        return min(floors, key=lambda f: (f.capability, f.between is not None, _from_library(f))) if floors else None
     return _floor_of(rows, cudnn.truncate(3), cuda_major)
 
 
@@ -57,12 +58,33 @@ def _floor_of(rows: list[CudnnRelease], version: CudnnVersion, major: int) -> Fl
     if below and above:
         low, high = below[-1], above[0]
         if _stated(low, major) == _stated(high, major):
-            return Floor(_stated(low, major) or ComputeCapability.parse("0.0"), low, (low.version, high.version))
+            return Floor(_stated(low, major) or ComputeCapability.parse("0.0"), low, (low, high))
     return None
 
 
 def _stated(row: CudnnRelease, major: int) -> ComputeCapability | None:
     return row.floor(major)
+
+
+def _from_library(floor: Floor) -> bool:
+    return floor.stated_by.compute_capability_basis == "library"
+
+
+def _whose(floor: Floor, major: int) -> str:
+    """What the floor is and where it comes from: NVIDIA's support matrix, or the code its library carries."""
+    supports = f"supports compute capability {floor.capability} and newer"
+    if floor.between is not None:
+        low, high = floor.between
+        pages = low.compute_capability_basis == high.compute_capability_basis == "support_matrix"
+        whose = "NVIDIA's support matrices" if pages else "the floors"
+        return f"{supports} ({whose} of cuDNN {low.version} and {high.version}, the releases around it)"
+    row = floor.stated_by
+    if _from_library(floor):
+        return (
+            f"carries GPU code for compute capability {floor.capability} and newer only (read from NVIDIA's "
+            f"nvidia-cudnn-cu{major} {row.version} wheel; no support matrix of it was found)"
+        )
+    return f"{supports} (NVIDIA's support matrix of cuDNN {row.version})"
 
 
 def _floors(
@@ -98,12 +120,7 @@ def cudnn_gpu_check(
     if cc is None or not floors or any(cc >= f.capability for _, f in floors):
         return None
     version, floor = min(floors, key=lambda pair: pair[1].capability)
-    said = f"cuDNN {version} for CUDA {cuda.major}.x supports compute capability {floor.capability} and newer"
-    if floor.between is not None:
-        low, high = floor.between
-        said += f" (NVIDIA's support matrices of cuDNN {low} and {high}, the releases around it)"
-    else:
-        said += f" (NVIDIA's support matrix of cuDNN {floor.stated_by.version})"
+    said = f"cuDNN {version} for CUDA {cuda.major}.x " + _whose(floor, cuda.major)
     needed = f"cuDNN {version}: >= {floor.capability}"
     source = floor.stated_by.compute_capability_source or floor.stated_by.source
     workaround = WORKAROUNDS.get(row.package.split("-cu")[0])
