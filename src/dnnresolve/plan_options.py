@@ -127,7 +127,7 @@ def fixes_for_release(
             title_parts.append(f"a new environment with Python {env_steps[0].argv[-1].split('=')[-1]}")
         if upgrade is not None:
             title_parts.append(f"a driver >= {upgrade.least}" + _upgrade_terms(upgrade))
-        install = [] if installed and not env_steps else install_steps(row, best.cuda)
+        install = [] if installed and not env_steps else install_steps(row, best.cuda, with_=pins_of(best))
         all_steps = driver_steps + steps + env_steps + install
         title = (
             f"keep {row.package} {row.version}: " + ", ".join(title_parts) if title_parts else f"install {row.package}"
@@ -258,10 +258,15 @@ def other_release_options(r: RequirementResult, runtime: Runtime, matrix: Matrix
     return out
 
 
+def pins_of(c: Candidate) -> tuple[str, ...]:
+    """The requirements the candidate's warnings ask to install beside it (``nvidia-cudnn-cu12<9.11``)."""
+    return tuple(check.requires for check in c.checks if check.requires)
+
+
 def install_option(c: Candidate, runtime: Runtime, title: str, weight: int) -> Option:
     active = runtime.active_cudnn
     cudnn = active.version if active is not None and needs_system_cuda(c.release) else None
-    steps = install_steps(c.release, c.cuda, cudnn)
+    steps = install_steps(c.release, c.cuda, cudnn, pins_of(c))
     if steps[0].kind == "manual":
         title += ", but not with pip"
     return Option(title, steps, weight, candidate=c)

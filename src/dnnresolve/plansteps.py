@@ -37,15 +37,18 @@ def _recipe(row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersion
     return max(fits, key=lambda r: max(r.cudnn))
 
 
-def install_steps(row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersion | None = None) -> list[Step]:
+def install_steps(
+    row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersion | None = None, with_: tuple[str, ...] = ()
+) -> list[Step]:
     """The steps that install this build: one pip command, or for a build that is a download the install page
     links (torch 0.4.1's Windows wheels, onnxruntime-gpu 1.17's CUDA 12 build), where to get the wheel and the
-    command that installs it once it is here."""
+    command that installs it once it is here. ``with_``: requirements the pip command installs beside it (a
+    cuDNN wheel held below a release whose code the GPU is too old for)."""
     rec = _recipe(row, cuda, cudnn)
     plain = row.on_pypi and row.cuda_default is not None and cuda is not None and cuda.series == row.cuda_default.series
     manual = row.recipe(cuda, "manual") if rec is None and not plain else None
     if manual is None or not manual.url:
-        return [_pip_step(row, cuda, cudnn)]
+        return [_pip_step(row, cuda, cudnn, with_)]
     build = f"CUDA {manual.cuda} build" if manual.cuda else "CPU build"
     said = f" ({manual.note})" if manual.note else ""
     # the file itself where the page links one, else the pattern of its name (PEP 427) for the shell to expand
@@ -60,7 +63,9 @@ def install_steps(row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnV
     ]
 
 
-def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersion | None = None) -> Step:
+def _pip_step(
+    row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersion | None = None, with_: tuple[str, ...] = ()
+) -> Step:
     rec = _recipe(row, cuda, cudnn)
     argv = ["python", "-m", "pip", "install"]
     if rec is None and not row.on_pypi:
@@ -70,10 +75,11 @@ def _pip_step(row: FrameworkRelease, cuda: CudaVersion | None, cudnn: CudnnVersi
             "build it from source, or choose a release pip can still install",
         )
     if rec is None:
-        argv.append(f"{row.package}=={row.version}")
+        argv += [f"{row.package}=={row.version}", *with_]
         return Step("pip", f"install {row.package} {row.version}", tuple(argv))
     argv.append(_pinned(rec.requirement, row))
     argv.extend(f"{name}=={version}" for name, version in rec.companions)
+    argv.extend(with_)
     if rec.index_url:
         argv += ["--index-url", rec.index_url]
     if rec.extra_index_url:

@@ -165,3 +165,39 @@ def test_a_system_cudnn_9_11_fails_a_pascal_gpu(run_cli: RunCli) -> None:
     assert "read from NVIDIA's nvidia-cudnn-cu12 9.11.0 wheel" in " ".join(table.split())
     ok = run_cli("plan", "jax[cuda12-local]==0.7.0", *args, "--cudnn", "9.10.2")
     assert "cudnn_gpu" not in ok.stdout.split("Options, best first:", 1)[0]
+
+
+# jax 0.7.0's wheels require nvidia-cudnn-cu12>=9.8,<10.0 (its [[wheel_pins]] row, from pip's resolver report), and
+# pip installs the newest release of a range: cuDNN 9.11 and later carry code for Turing (7.5) and newer only (read
+# from NVIDIA's wheels; immich-app/immich PR 23110 pinned 9.10 after Pascal and Maxwell users broke on 9.14)
+JAX_PASCAL = ("--no-detect", "--driver", "575.57.08", "--gpu", "6.1", "--python", "3.11")
+
+
+def test_a_pascal_gpu_gets_the_cudnn_wheel_held_below_the_release_that_dropped_it(run_cli: RunCli) -> None:
+    r = run_cli("plan", "jax[cuda12]==0.7.0", *JAX_PASCAL)
+    assert r.returncode == 1 and not r.stderr, r.stderr  # a plan: not installed yet
+    flat = " ".join(r.stdout.split())
+    assert (
+        "warn cudnn_gpu needs nvidia-cudnn-cu12<9.11" in flat
+        and "cuDNN 9.10.2, which it also allows, supports 6.1" in flat
+    )
+    assert "pip installs the newest nvidia-cudnn-cu12 that jax 0.7.0 allows (<10.0,>=9.8)" in flat
+    first = " ".join(_option_blocks(r.stdout)[0].split())
+    assert "python -m pip install 'jax[cuda12]==0.7.0' 'nvidia-cudnn-cu12<9.11'" in first, first
+
+
+def test_a_gpu_the_newest_cudnn_wheel_supports_gets_the_plain_command(run_cli: RunCli) -> None:
+    r = run_cli(
+        "plan", "jax[cuda12]==0.7.0", "--no-detect", "--driver", "575.57.08", "--gpu", "8.0", "--python", "3.11"
+    )
+    assert r.returncode == 1 and not r.stderr, r.stderr  # a plan: not installed yet
+    assert "cudnn_gpu" not in r.stdout and "nvidia-cudnn-cu12<" not in r.stdout
+    assert "python -m pip install 'jax[cuda12]==0.7.0'\n" in r.stdout
+
+
+def test_check_of_a_requirements_file_names_the_cudnn_wheel_pin(run_cli: RunCli, tmp_path: Path) -> None:
+    req = tmp_path / "requirements.txt"
+    req.write_text("jax[cuda12]==0.7.0\n")
+    r = run_cli("check", str(req), *JAX_PASCAL)
+    flat = " ".join(r.stdout.split())
+    assert "requirements.txt:1" in flat and "add 'nvidia-cudnn-cu12<9.11' to the pip command" in flat, r.stdout

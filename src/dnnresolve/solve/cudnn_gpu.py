@@ -5,6 +5,8 @@ operation (convolutions, RNNs, normalization)."""
 
 from __future__ import annotations
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from ..matrix import Matrix
 from ..model import CudnnRelease, FrameworkRelease, Runtime
 from ..records import record
@@ -87,13 +89,49 @@ def _whose(floor: Floor, major: int) -> str:
     return f"{supports} (NVIDIA's support matrix of cuDNN {row.version})"
 
 
+@record(frozen=True)
+class WheelRange:
+    """A release whose wheels require a range of NVIDIA's cuDNN wheel (jax 0.7.0: nvidia-cudnn-cu12>=9.8,<10):
+    pip installs the newest release in it, whatever GPU the machine has."""
+
+    wheel: str  # nvidia-cudnn-cu12
+    requirement: str  # as the metadata states it
+    newest: CudnnVersion  # the newest release of the range the matrix knows a wheel of for this CUDA major
+    releases: tuple[CudnnVersion, ...]  # every such release, oldest first
+
+
+def wheel_range(row: FrameworkRelease, cuda: CudaVersion, matrix: Matrix) -> WheelRange | None:
+    """The cuDNN wheel range the release's own metadata requires for the ``cuda`` build (its [[wheel_pins]]
+    rows), where it is a range rather than one release; None where the matrix records none."""
+    wheel = f"nvidia-cudnn-cu{cuda.major}"
+    pins = matrix.wheel_pins_covered(row.names, row.covers)
+    own = [p for p in pins if p.version == row.version] or pins
+    for pin in own:
+        for text in pin.requires:
+            try:
+                req = Requirement(text)
+            except InvalidRequirement:
+                continue
+            if req.name != wheel or not req.specifier or all(s.operator in ("==", "===") for s in req.specifier):
+                continue
+            releases = tuple(
+                r.version
+                for r in matrix.cudnn_releases()
+                if any(c.major == cuda.major for c in r.cuda) and req.specifier.contains(str(r.version))
+            )
+            if releases:
+                return WheelRange(wheel, text, releases[-1], releases)
+    return None
+
+
 def _floors(
     row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix, from_system: bool
 ) -> tuple[ComputeCapability | None, list[tuple[CudnnVersion, Floor]], bool]:
     """The GPU, the floors of the cuDNN the build uses that the matrix knows, and whether that cuDNN is the
-    system's."""
+    system's. A build whose wheels take a range of cuDNN wheels uses the newest of the range: pip picks it."""
     active = runtime.active_cudnn if from_system else None
-    used = (active.version,) if active is not None else row.cudnn_for(cuda)
+    ranged = wheel_range(row, cuda, matrix) if active is None and not from_system else None
+    used = (active.version,) if active is not None else (ranged.newest.series,) if ranged else row.cudnn_for(cuda)
     if not runtime.compute_capabilities or not used:
         return None, [], False
     floors = [(v, f) for v in used if (f := cudnn_floor(matrix, v, cuda.major)) is not None]
@@ -107,7 +145,26 @@ def cudnn_supports(
     cc, floors, _ = _floors(row, cuda, runtime, matrix, from_system)
     if cc is None or not floors:
         return None
-    return any(cc >= f.capability for _, f in floors)
+    if any(cc >= f.capability for _, f in floors):
+        return True
+    return _pin_below(row, cuda, cc, matrix, from_system) is not None or False
+
+
+def _pin_below(
+    row: FrameworkRelease, cuda: CudaVersion, cc: ComputeCapability, matrix: Matrix, from_system: bool
+) -> tuple[WheelRange, CudnnVersion, str] | None:
+    """For a build that takes a range of cuDNN wheels whose newest does not support the GPU: the range, the
+    newest release in it that does, and the requirement that holds pip to it (``nvidia-cudnn-cu12<9.11``)."""
+    ranged = None if from_system else wheel_range(row, cuda, matrix)
+    if ranged is None:
+        return None
+    fits = [v for v in ranged.releases if (f := cudnn_floor(matrix, v, cuda.major)) and cc >= f.capability]
+    if not fits:
+        return None
+    above = [v for v in ranged.releases if v > fits[-1]]
+    if not above:
+        return None
+    return ranged, fits[-1], f"{ranged.wheel}<{above[0].series}"
 
 
 def cudnn_gpu_check(
@@ -123,6 +180,16 @@ def cudnn_gpu_check(
     said = f"cuDNN {version} for CUDA {cuda.major}.x " + _whose(floor, cuda.major)
     needed = f"cuDNN {version}: >= {floor.capability}"
     source = floor.stated_by.compute_capability_source or floor.stated_by.source
+    pinned = _pin_below(row, cuda, cc, matrix, from_system)
+    if pinned is not None:
+        ranged, fits, pin = pinned
+        reason = (
+            f"pip installs the newest {ranged.wheel} that {row.package} {row.version} allows "
+            f"({ranged.requirement.removeprefix(ranged.wheel)}), cuDNN {ranged.newest.series} today; {said}, "
+            f"so on {cc.sm} its cuDNN operations fail; add '{pin}' to the pip command: cuDNN {fits}, which it "
+            f"also allows, supports {cc}"
+        )
+        return Check(COMPONENT, Status.WARN, reason, f"{pin} (cuDNN {fits})", str(cc), source, requires=pin)
     workaround = WORKAROUNDS.get(row.package.split("-cu")[0])
     if workaround is not None:
         reason = (

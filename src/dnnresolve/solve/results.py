@@ -33,6 +33,7 @@ class Check:
     found: str = ""
     source: str = ""
     gap: bool = False  # a warning about what the matrix does not state, not about the machine
+    requires: str = ""  # a requirement that, installed with the release, clears this warning (a wheel's pin)
 
 
 @record
