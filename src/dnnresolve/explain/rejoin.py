@@ -15,15 +15,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import TypeVar
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (typing stays out of a start-up: tests/test_startup_imports.py)
+    from typing import TypeVar
+
     from .catalog import Catalog
 
-__all__ = ["Lexicon", "anchor_needles", "best_reading", "glue_points", "lexicon", "score", "shared_prefix"]
+    T = TypeVar("T")
 
-T = TypeVar("T")
+__all__ = ["Lexicon", "anchor_needles", "best_reading", "glue_points", "lexicon", "score", "shared_prefix"]
 
 # The characters a token of NVIDIA's vocabulary is made of (file names, versions, code names, words); a quote, a
 # bracket, a colon or a space ends it.
@@ -55,19 +56,21 @@ class Lexicon:
             words.update(_WORD.findall(text))
         self.words = frozenset(words)
 
-    def breaks_inside(self, left: str, right: str, row: str) -> bool:
-        """Whether a break between the tokens ``left`` and ``right`` (``left`` ending ``row``) may fall inside one:
+    def breaks_inside(self, left: str, right: str, row: str, following: str) -> bool:
+        """Whether a break between the tokens ``left`` and ``right`` (ending ``row``, opening ``following``) may
+        fall inside one:
         joined they make a token the vocabulary knows, a word of the catalog's sentences, an identifier
         (``cublasLtGetStatusString@libcublasLt.so.11``), or a path goes on; and the left one is not a whole name
-        already (a library file name or a status code name that ends a line is not cut)."""
-        if self._name(left.rstrip(".-")) and not left.endswith((".", "_", "-")):
+        already (a library file name or a status code name that ends a line is not cut, unless digits go on:
+        "libcudart.so.1" / "1.0")."""
+        if self._name(left.rstrip(".-")) and not left.endswith((".", "_", "-")) and not right[:1].isdigit():
             return False
         joined = left + right
         if self.recognises(joined):
             return True
         if _word(_letters_before(left) + _letters_after(right)) in self.words:
             return True
-        if _PATH.search(row) and _PATH_GOES_ON.match(right):
+        if _PATH.search(row) and _PATH_GOES_ON.match(following):
             return True
         return len(joined) >= 6 and any(_IDENTIFIER.search(t) for t in (left, right))
 
@@ -148,16 +151,18 @@ def glue_points(rows: Sequence[str], open_ends: Sequence[bool], catalog: Catalog
             continue
         if lex is None:
             lex = lexicon(catalog)
-        if lex.breaks_inside(a.group(0), b.group(0), left):
+        if lex.breaks_inside(a.group(0), b.group(0), left, right):
             points.append(k)
     return points
 
 
 _PATH = re.compile(r"[\\/][^\s\\/]*$")  # a row that ends inside a path (its last segment)
-_PATH_GOES_ON = re.compile(r"[^\s]*[\\/.]")  # what opens the next row goes on with a directory or an extension
-# snake_case, camelCase, a versioned or a mangled C++ symbol (on one side of the break: "found" / "Ignore" is two
-# sentences run together, not an identifier)
-_IDENTIFIER = re.compile(r"[_@]|[a-z][A-Z]|^_Z")
+# what opens the next row goes on with a directory (a name with spaces: "WESpeechS" / "Server Initializing
+# api\\onnxruntime_providers_cuda.dll") or an extension
+_PATH_GOES_ON = re.compile(r"(?:[^\s\"'<>|]+ ){0,2}[^\s\"'<>|]*[\\/.]")
+# snake_case, a function's camelCase, a versioned or a mangled C++ symbol, on one side of the break ("found" /
+# "Ignore" is two sentences run together, "RuntimeError" a new message, not an identifier's rest)
+_IDENTIFIER = re.compile(r"[_@]|^[a-z]+[A-Z]")
 
 
 def _word(letters: str) -> str:

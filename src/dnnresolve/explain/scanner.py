@@ -12,7 +12,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from itertools import accumulate
-from typing import NamedTuple
 
 from ..records import record
 from .catalog import Catalog, CatalogEntry, load_catalog
@@ -145,14 +144,15 @@ def _with_next(first: str, following: list[str]) -> str:
     return f"{low} {' '.join(rest)}\n{low}{''.join(rest)}"
 
 
-class _Read(NamedTuple):
+class _Read:
     """An entry's match in one reading of a message, decoded."""
 
-    entry: CatalogEntry
-    match: re.Match[str]
-    decoded: Decoded
-    framework: str
-    context: str
+    __slots__ = ("context", "decoded", "entry", "framework", "match")
+
+    def __init__(
+        self, entry: CatalogEntry, match: re.Match[str], decoded: Decoded, framework: str, context: str
+    ) -> None:
+        self.entry, self.match, self.decoded, self.framework, self.context = entry, match, decoded, framework, context
 
 
 class _Scanner:
@@ -258,7 +258,7 @@ class _Scanner:
         first = _norm(buf[i])
         wrapped = entries is not None
         if entries is None:
-            low = _with_next(first, buf[i + 1 : i + 3])
+            low = _with_next(first, buf[i + 1 : i + 1 + LOOKAHEAD])
             entries = [e for e in self.catalog.entries if any(a in low for a in e.anchors)]
             # the message may start on the line before, with an anchor broken over the two ("libx.so.9:" /
             # "cannot open shared object file"), or a few lines before where a terminal wrapped it at a fixed
@@ -318,11 +318,15 @@ class _Scanner:
         """What ``entries`` read in ``text`` (one reading of a message whose first line is ``first`` long): each
         sentence that reads whole, or else the first cut short (a title) that still reads up to where it ends."""
         reads: list[_Read] = []
+        # a message starts on the first line, or on a line joined to it (the same line, wrapped); one tried from
+        # the line before its anchor's starts on that line
+        starts_before = first if wrapped else text.find("\n", first)
+        starts_before = len(text) if starts_before == -1 else starts_before
         for entry in entries:
             if entry.decoder == "status_code" and reads:
                 continue  # a sentence took this message: the code in it is no second diagnosis
             for m in entry.pattern.finditer(text):
-                if m.start() >= first:
+                if m.start() >= starts_before:
                     break
                 if wrapped and m.end() <= first:
                     continue  # a match of the line before alone: not this wrapped message
