@@ -45,8 +45,8 @@ ISSUE_FAMILIES = (
 # Recall of explain on main when the corpus was built (percent); a change to explain may raise these, never
 # lower them. Raise them with the change that earns it.
 FLOOR = {
-    "tune": {"kind_recall": 99.4, "version_recall": 99.1},
-    "heldback": {"kind_recall": 92.8, "version_recall": 89.2},
+    "tune": {"kind_recall": 99.4, "version_recall": 99.5},
+    "heldback": {"kind_recall": 93.5, "version_recall": 90.4},
 }
 
 

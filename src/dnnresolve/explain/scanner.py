@@ -9,15 +9,18 @@ before and after each batch.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
+from itertools import accumulate
 
 from ..records import record
 from .catalog import Catalog, CatalogEntry, load_catalog
-from .decoders import decode
+from .decoders import Decoded, decode
 from .diagnosis import Diagnosis, rank
 from .reading import QUERY_MARKS, flagged, join_broken_name, normalise
+from .rejoin import anchor_needles, best_reading, glue_points, score, shared_prefix
 
-LOOKAHEAD = 4  # more lines a wrapped message may take
+LOOKAHEAD = 8  # more lines a wrapped message may take (a terminal 40 columns wide wraps a long one over 8)
 LOOKBEHIND = 6  # lines before a message read for framework markers
 BATCH = 4096  # lines per prefilter pass
 MAX_DISTINCT = 500  # distinct diagnoses kept; a log cannot grow memory without bound
@@ -31,6 +34,8 @@ _CONTINUATION_PREFIX = (  # (compiled on first use, by re's cache: most runs wra
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:"
     r"|(?:\[(?:[\d/:. -]+|TRT|[IWEF]|TensorRT|INFO|WARNING|ERROR)\] ?)+)? *"
 )
+
+_CONTINUATION = re.compile(_CONTINUATION_PREFIX)
 
 # What a line with encoded text holds (lower-cased): a URL escape of a printable character or a line break, an
 # escaped backslash or quote, or a search link's query (spaces as "+", no escape needed)
@@ -120,6 +125,36 @@ def _norm(line: str) -> str:
     return _SPACE.sub(" ", normalise(line) if flagged(line) else line).strip()
 
 
+def _continuation(line: str, first: str) -> str:
+    """A continuation line without the logger prefix it repeats: one of the known shapes, or the part it shares
+    with the message's first line (digits aside: a timestamp ticks on)."""
+    rest = re.sub(_CONTINUATION_PREFIX, "", line)
+    if len(rest) == len(line):
+        rest = line[shared_prefix(line, first) :]
+    return rest
+
+
+def _with_next(first: str, following: list[str]) -> str:
+    """``first`` and the lines after it read as one (lower case), both as words apart and joined where a wrap may
+    have broken a word: what a line's entries are chosen by."""
+    low = first.lower()
+    if not following or first.endswith(" "):
+        return low
+    rest = [_continuation(_norm(raw), first).lower() for raw in following]
+    return f"{low} {' '.join(rest)}\n{low}{''.join(rest)}"
+
+
+class _Read:
+    """An entry's match in one reading of a message, decoded."""
+
+    __slots__ = ("context", "decoded", "entry", "framework", "match")
+
+    def __init__(
+        self, entry: CatalogEntry, match: re.Match[str], decoded: Decoded, framework: str, context: str
+    ) -> None:
+        self.entry, self.match, self.decoded, self.framework, self.context = entry, match, decoded, framework, context
+
+
 class _Scanner:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
@@ -127,6 +162,7 @@ class _Scanner:
         self.truncated = False
         self.consumed_line = 0  # a match that ran into later lines: text before (line, col) is taken
         self.consumed_col = 0
+        self.consumed_from = 0  # the line that match started on
 
     def examine(self, buf: list[str], base: int, start: int, stop: int) -> int:
         """Try the lines buf[start:stop]; return ``stop``."""
@@ -145,6 +181,7 @@ class _Scanner:
                 hits.append(at)
                 at = flat.find(anchor, at + 1)
         hits.extend(self._decoded_hits(text))
+        hits.extend(self._broken_hits(buf[start:stop]))
         hits.sort()
         rows: list[int] = []
         row, pos = start, 0
@@ -179,6 +216,35 @@ class _Scanner:
                 out.append(start)
         return out
 
+    def _broken_hits(self, lines: list[str]) -> list[int]:
+        """Where lines of the batch ``lines`` start that hold the first part of an anchor a wrap broke, mid-word
+        ("no kernel image is avail" / "able for execution") or between words behind a continuation's logger prefix
+        or indentation. The lines are searched joined, each without that prefix, and with no spaces (so a break
+        reads the same whether it fell on a space or inside a word), for the few needles that cover every anchor
+        spelt so (``rejoin.anchor_needles``); a needle's hit counts where an anchor around it runs over a line
+        end."""
+        if len(lines) < 2:
+            return []
+        parts = [lines[0].replace(" ", "")]
+        parts.extend(_CONTINUATION.sub("", line.lstrip()).replace(" ", "") for line in lines[1:])
+        glued = "".join(parts).lower()
+        starts = [0, *accumulate(map(len, parts))]
+        rows: set[int] = set()
+        for needle, holders in anchor_needles(self.catalog):
+            at = glued.find(needle)
+            while at != -1:
+                for anchor, offset in holders:
+                    q = at - offset
+                    if q >= 0 and glued.startswith(anchor, q):
+                        k = bisect_right(starts, q) - 1
+                        if q + len(anchor) > starts[k + 1]:
+                            rows.add(k)
+                at = glued.find(needle, at + 1)
+        if not rows:
+            return []
+        line_starts = [0, *accumulate(len(line) + 1 for line in lines)]
+        return [line_starts[k] for k in rows]
+
     def look_at(self, buf: list[str], base: int, i: int) -> None:
         """Try line ``buf[i]`` (line number ``base + i``), a line known to hold an anchor."""
         self._try_line(buf, base, i)
@@ -190,80 +256,108 @@ class _Scanner:
         if line_no < self.consumed_line:
             return
         first = _norm(buf[i])
-        low = first.lower()
         wrapped = entries is not None
         if entries is None:
-            if i + 1 < len(buf) and not low.endswith(" "):  # an anchor wrapped onto the next line
-                low = f"{low} {re.sub(_CONTINUATION_PREFIX, '', _norm(buf[i + 1])).lower()}"
+            low = _with_next(first, buf[i + 1 : i + 1 + LOOKAHEAD])
             entries = [e for e in self.catalog.entries if any(a in low for a in e.anchors)]
-            if entries and i > 0 and line_no - 1 >= self.consumed_line:
-                # the message may start on the line before, with an anchor broken over the two ("libx.so.9:" /
-                # "cannot open shared object file"): its entries are those of the two lines read as one
-                both = f"{_norm(buf[i - 1]).lower()} {low}"
+            # the message may start on the line before, with an anchor broken over the two ("libx.so.9:" /
+            # "cannot open shared object file"), or a few lines before where a terminal wrapped it at a fixed
+            # width (lines as long as the one before this): its entries are those of the lines read as one
+            back = 1
+            while back < LOOKAHEAD and i - back > 0 and len(buf[i - back - 1]) == len(buf[i - 1]) > 0:
+                back += 1
+            for j in range(max(0, i - back), i):
+                if not entries or line_no < self.consumed_line:
+                    break
+                if base + j < self.consumed_line:
+                    continue
+                both = _with_next(_norm(buf[j]), buf[j + 1 : i + 2])
                 before_entries = [e for e in self.catalog.entries if any(a in both for a in e.anchors)]
-                self._try_line(buf, base, i - 1, before_entries)
-                if line_no < self.consumed_line:
-                    return
+                self._try_line(buf, base, j, before_entries)
+            if line_no < self.consumed_line:
+                return
         if not entries:
             return
-        window, cut = [first], [0]  # cut: characters of logger prefix removed from each continuation line
+        rows, cut = [first], [0]  # cut: characters of logger prefix removed from each continuation line
+        open_ends = [not buf[i][-1:].isspace()]
         for raw in buf[i + 1 : i + 1 + LOOKAHEAD]:
             line = _norm(raw)
-            rest = re.sub(_CONTINUATION_PREFIX, "", line)
-            window[-1], rest = join_broken_name(window[-1], rest)
-            window.append(rest)
+            rest = _continuation(line, first)
+            rows[-1], rest = join_broken_name(rows[-1], rest)
+            rows.append(rest)
             cut.append(len(line) - len(rest))
-        first = window[0]
-        text = "\n".join(window)
+            open_ends.append(not raw[-1:].isspace())
         before = buf[max(0, i - LOOKBEHIND) : i]
-        near = (*before, *window)
+        near = (*before, *rows)
         context = "\n".join(near).lower()
         min_start = self.consumed_col if line_no == self.consumed_line else 0
-        taken: list[tuple[int, int]] = []
+        points = glue_points(rows, open_ends, self.catalog) if len(rows) > 1 else []
+
+        def evaluate(text: str) -> tuple[tuple[int, int], list[_Read]]:
+            reads = self._reads(entries, text, len(rows[0]), min_start, wrapped, context)
+            values = sum(len(r.decoded.found) + len(r.decoded.expected) for r in reads)
+            return score([(r.match.start(), r.match.end()) for r in reads], values, text), reads
+
+        _, starts, reads = best_reading(rows, points, evaluate)
+        # a message that goes on where the one before ended is the same wrapped line's: it is told at that
+        # line, as it is when the line is not wrapped
+        told = self.consumed_from if line_no == self.consumed_line else line_no
+        for r in reads:
+            self._keep(r, told, near, line_no - len(before))
+        if reads:
+            end = max(r.match.end() for r in reads)
+            row = bisect_right(starts, end) - 1
+            if row:
+                self.consumed_line = line_no + row
+                self.consumed_col = end - starts[row] + cut[row]
+                self.consumed_from = told
+
+    def _reads(
+        self, entries: list[CatalogEntry], text: str, first: int, min_start: int, wrapped: bool, context: str
+    ) -> list[_Read]:
+        """What ``entries`` read in ``text`` (one reading of a message whose first line is ``first`` long): each
+        sentence that reads whole, or else the first cut short (a title) that still reads up to where it ends."""
+        reads: list[_Read] = []
+        # a message starts on the first line, or on a line joined to it (the same line, wrapped); one tried from
+        # the line before its anchor's starts on that line
+        starts_before = first if wrapped else text.find("\n", first)
+        starts_before = len(text) if starts_before == -1 else starts_before
         for entry in entries:
-            if entry.decoder == "status_code" and taken:
+            if entry.decoder == "status_code" and reads:
                 continue  # a sentence took this message: the code in it is no second diagnosis
             for m in entry.pattern.finditer(text):
-                if m.start() >= len(first):
+                if m.start() >= starts_before:
                     break
-                if wrapped and m.end() <= len(first):
+                if wrapped and m.end() <= first:
                     continue  # a match of the line before alone: not this wrapped message
-                if m.start() < min_start or any(m.start() < e and s < m.end() for s, e in taken):
+                if m.start() < min_start or any(m.start() < r.match.end() and r.match.start() < m.end() for r in reads):
                     continue
-                if self._record(entry, m, context, line_no, near, line_no - len(before)):
-                    taken.append((m.start(), m.end()))
-        if not taken:  # no sentence reads whole: one cut short (a title) still reads up to where it ends
+                read = self._read(entry, m, context)
+                if read is not None:
+                    reads.append(read)
+        if not reads:  # no sentence reads whole: one cut short (a title) still reads up to where it ends
             for entry in entries:
-                read = _cut_match(entry, text, len(first), min_start, wrapped)
-                if read and self._record(entry, read, context, line_no, near, line_no - len(before), cut=True):
-                    taken.append((read.start(), read.end()))
+                shortened = _cut_match(entry, text, first, min_start, wrapped)
+                read = self._read(entry, shortened, context, cut=True) if shortened else None
+                if read is not None:
+                    reads.append(read)
                     break
-        if taken:
-            end = max(e for _, e in taken)
-            extra_lines = text.count("\n", 0, end)
-            if extra_lines:
-                self.consumed_line = line_no + extra_lines
-                self.consumed_col = end - (text.rfind("\n", 0, end) + 1) + cut[extra_lines]
+        return reads
 
-    def _record(
-        self,
-        entry: CatalogEntry,
-        m: re.Match[str],
-        context: str,
-        line_no: int,
-        near: tuple[str, ...],
-        first: int,
-        cut: bool = False,
-    ) -> bool:
+    def _read(self, entry: CatalogEntry, m: re.Match[str], context: str, cut: bool = False) -> _Read | None:
         framework = self._framework(entry, context)
         decoded = decode(m, entry, self.catalog, framework, cut)
         if decoded is None:
-            return False
+            return None
+        return _Read(entry, m, decoded, framework, context)
+
+    def _keep(self, read: _Read, line_no: int, near: tuple[str, ...], first: int) -> None:
+        entry, m, decoded, framework = read.entry, read.match, read.decoded, read.framework
         kind = decoded.kind or entry.kind
         source = decoded.source or entry.source
         if decoded.advice:  # a catalog entry advises on this status code: its words, steps and source
             entry = self.catalog.entry(decoded.advice)
-            framework = self._framework(entry, context)
+            framework = self._framework(entry, read.context)
             source = entry.source
         key = (
             entry.id,
@@ -273,10 +367,10 @@ class _Scanner:
         )
         if key in self.found:
             self.found[key].seen_again(line_no)
-            return True
+            return
         if len(self.found) >= MAX_DISTINCT:
             self.truncated = True
-            return True
+            return
         self.found[key] = Diagnosis(
             id=entry.id,
             kind=kind,
@@ -297,7 +391,6 @@ class _Scanner:
             nearby=near,
             nearby_from=first,
         )
-        return True
 
     def _framework(self, entry: CatalogEntry, context: str) -> str:
         for marker in self.catalog.markers:
@@ -309,7 +402,9 @@ class _Scanner:
     def result(self) -> list[Diagnosis]:
         from .fixes import generic_fixes
 
-        diagnoses = rank(list(self.found.values()))
+        # on one line (a wrapped one read in parts too), in the catalog's order, as one reading of it finds them
+        order = {e.id: n for n, e in enumerate(self.catalog.entries)}
+        diagnoses = rank(sorted(self.found.values(), key=lambda d: (d.line, order.get(d.id, 0))))
         for d in diagnoses:
             d.fixes = generic_fixes(d, self.catalog)
         return diagnoses
