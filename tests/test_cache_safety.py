@@ -19,6 +19,9 @@ from dnnresolve import compiled
 from dnnresolve.matrix import packaged_matrix_path
 from dnnresolve.matrix.parse import compile_matrix
 
+# what the user cache holds, and when, is these tests' subject: each starts from an empty one
+pytestmark = pytest.mark.cold_cache
+
 Run = Callable[..., subprocess.CompletedProcess[str]]
 REPO = Path(__file__).resolve().parents[1]
 TRUE_SOURCE = "https://www.tensorflow.org/install/source#gpu"

@@ -17,6 +17,9 @@ from dnnresolve import matrix as matrix_module
 from dnnresolve.matrix import load_matrix, packaged_matrix_path
 from dnnresolve.matrix.parse import parse_matrix
 
+# what the user cache holds, and when, is these tests' subject: each starts from an empty one
+pytestmark = pytest.mark.cold_cache
+
 REPO = Path(__file__).resolve().parents[1]
 Run = Callable[..., subprocess.CompletedProcess[str]]
 

@@ -4,6 +4,7 @@ the same diagnoses on the same line numbers, whatever the line ends, encoding da
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import signal
@@ -193,6 +194,7 @@ def test_the_window_around_a_line_is_the_lines_a_text_read_gives(
         assert at == i - max(0, i - before)
 
 
+@functools.cache  # a quarter of a second each: built once, not per example
 def _needles() -> Needles:
     return Needles.of(sorted({a for e in load_catalog().entries for a in e.anchors}))
 

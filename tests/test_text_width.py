@@ -250,7 +250,8 @@ def test_a_terminal_of_80_columns_shows_no_line_wider(name: str, where: dict[str
     FACTS[name](text, where, 80)
 
 
-@pytest.mark.parametrize("width", [40, 60, 80, 100, 120])
+# (80 columns piped: test_piped_output_fits_80_columns_with_columns_set_or_not runs each command so, same checks)
+@pytest.mark.parametrize("width", [40, 60, 100, 120])
 def test_every_width_fits(width: int, where: dict[str, Path]) -> None:
     for name, argv in commands(where).items():
         text = piped(argv, _env(where, COLUMNS=str(width)))

@@ -22,6 +22,9 @@ from dnnresolve.remote import parse_checksum
 from .conftest import REPO
 from .servers import Reply, proxy_server, serve, silent_server
 
+# what the user cache holds, and when, is these tests' subject: each starts from an empty one
+pytestmark = pytest.mark.cold_cache
+
 PACKAGED = packaged_matrix_path().read_bytes()
 NEWER_ROW = b"""
 [[framework]]
