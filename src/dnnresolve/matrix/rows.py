@@ -66,6 +66,9 @@ class MatrixRows:
         self._conda_names: dict[str, str] | None = None
         self._cuda_rows: dict[CudaVersion, CudaRelease | None] = {}
         self._cuda_name_index: dict[str, CudaName] | None = None
+        # answers other stages work out from these rows alone, keyed by their arguments (solve's cuDNN floors: the
+        # same few are asked for every candidate of every plan); the rows never change once loaded
+        self.memo: dict[tuple[Any, ...], Any] = {}
 
     @property
     def _cached(self) -> Compiled:

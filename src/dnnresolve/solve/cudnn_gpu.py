@@ -41,6 +41,14 @@ class Floor:
 def cudnn_floor(matrix: Matrix, cudnn: CudnnVersion, cuda_major: int) -> Floor | None:
     """The floor of ``cudnn`` (a release, or a series "9.5": the most permissive of its releases) for CUDA
     ``cuda_major``; None where the matrix cannot tell."""
+    key = ("cudnn_floor", cudnn, cuda_major)
+    if key not in matrix.memo:
+        matrix.memo[key] = _cudnn_floor(matrix, cudnn, cuda_major)
+    found: Floor | None = matrix.memo[key]
+    return found
+
+
+def _cudnn_floor(matrix: Matrix, cudnn: CudnnVersion, cuda_major: int) -> Floor | None:
     rows = [r for r in matrix.cudnn_releases() if any(c.major == cuda_major for c in r.cuda)]
     if len(cudnn.parts) <= 2:
         floors = [f for r in rows if r.version.series == cudnn.series and (f := _floor_of(rows, r.version, cuda_major))]
@@ -103,6 +111,14 @@ class WheelRange:
 def wheel_range(row: FrameworkRelease, cuda: CudaVersion, matrix: Matrix) -> WheelRange | None:
     """The cuDNN wheel range the release's own metadata requires for the ``cuda`` build (its [[wheel_pins]]
     rows), where it is a range rather than one release; None where the matrix records none."""
+    key = ("wheel_range", row.names, str(row.covers), row.version, cuda.major)
+    if key not in matrix.memo:
+        matrix.memo[key] = _wheel_range(row, cuda, matrix)
+    found: WheelRange | None = matrix.memo[key]
+    return found
+
+
+def _wheel_range(row: FrameworkRelease, cuda: CudaVersion, matrix: Matrix) -> WheelRange | None:
     wheel = f"nvidia-cudnn-cu{cuda.major}"
     pins = matrix.wheel_pins_covered(row.names, row.covers)
     own = [p for p in pins if p.version == row.version] or pins
