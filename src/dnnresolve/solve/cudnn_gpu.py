@@ -5,8 +5,6 @@ operation (convolutions, RNNs, normalization)."""
 
 from __future__ import annotations
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from ..matrix import Matrix
 from ..model import CudnnRelease, FrameworkRelease, Runtime
 from ..records import record
@@ -122,21 +120,26 @@ def _wheel_range(row: FrameworkRelease, cuda: CudaVersion, matrix: Matrix) -> Wh
     wheel = f"nvidia-cudnn-cu{cuda.major}"
     pins = matrix.wheel_pins_covered(row.names, row.covers)
     own = [p for p in pins if p.version == row.version] or pins
-    for pin in own:
-        for text in pin.requires:
-            try:
-                req = Requirement(text)
-            except InvalidRequirement:
-                continue
-            if req.name != wheel or not req.specifier or all(s.operator in ("==", "===") for s in req.specifier):
-                continue
-            releases = tuple(
-                r.version
-                for r in matrix.cudnn_releases()
-                if any(c.major == cuda.major for c in r.cuda) and req.specifier.contains(str(r.version))
-            )
-            if releases:
-                return WheelRange(wheel, text, releases[-1], releases)
+    texts = [t for p in own for t in p.requires if t.startswith(wheel) and "==" not in t]
+    if not texts:
+        return None
+    # (imported here: packaging.requirements brings its parser, which most plans never need)
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    for text in texts:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if req.name != wheel or not req.specifier or all(s.operator in ("==", "===") for s in req.specifier):
+            continue
+        releases = tuple(
+            r.version
+            for r in matrix.cudnn_releases()
+            if any(c.major == cuda.major for c in r.cuda) and req.specifier.contains(str(r.version))
+        )
+        if releases:
+            return WheelRange(wheel, text, releases[-1], releases)
     return None
 
 
