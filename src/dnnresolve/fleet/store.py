@@ -74,10 +74,10 @@ def write_fleet(directory: str, index: Mapping[str, Any], profiles: Mapping[str,
     """Write ``index`` as fleet.json and each profile (relative path -> profile JSON) into ``directory``, replacing
     the fleet there whole. A directory that holds something other than a fleet is refused, never replaced."""
     target = Path(directory)
-    check_replaceable(directory)
     target.parent.mkdir(parents=True, exist_ok=True)
     with _writer_lock(target):
-        check_replaceable(directory)  # again: another writer may have put something there meanwhile
+        # only under the lock: mid-swap another writer's fleet is briefly a directory without its index
+        check_replaceable(directory)
         _replace_whole(target, profiles, index)
 
 
