@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dnnresolve.advice.fixes import fixes_for
 from dnnresolve.explain import diagnose
+from dnnresolve.machine import CudaInstall, CudnnInstall, Module, Runtime
 from dnnresolve.matrix import load_matrix
-from dnnresolve.model import CudaInstall, CudnnInstall, Module, Runtime
 from dnnresolve.versions import CudaVersion, CudnnVersion
 
 CLASSIC = (

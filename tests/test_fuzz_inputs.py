@@ -21,8 +21,8 @@ from dnnresolve.detect import cuda, cudnn, linker, modules, smi
 from dnnresolve.errors import UserError
 from dnnresolve.explain import scan
 from dnnresolve.explain.source import open_input
+from dnnresolve.machine import Runtime
 from dnnresolve.matrix import Matrix, load_matrix
-from dnnresolve.model import Runtime
 from dnnresolve.profile import runtime_from_json, runtime_to_json
 from dnnresolve.sources import read_file
 from dnnresolve.versions import CudaVersion, CudnnVersion, DriverVersion, PythonVersion

@@ -9,8 +9,9 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from dnnresolve.machine import CudaInstall, CudnnInstall, Gpu, Runtime
 from dnnresolve.matrix import Matrix, load_matrix, packaged_matrix_path
-from dnnresolve.model import CudaInstall, CudnnInstall, FrameworkRelease, Gpu, Runtime
+from dnnresolve.model import FrameworkRelease
 from dnnresolve.solve import solve
 from dnnresolve.solve.results import Status
 from dnnresolve.specs import parse_requirement

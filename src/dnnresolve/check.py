@@ -43,8 +43,9 @@ from .check_pairs import (
 from .check_pins import Fact, brought_wheels_key, pin_findings
 from .conda_cuda import new_environment
 from .findings import CheckedPin, CheckReport, Finding, Severity
+from .machine import CudaInstall, CudnnInstall, Runtime
 from .matrix import Matrix
-from .model import COMPANIONS, CudaInstall, CudnnInstall, Runtime
+from .model import COMPANIONS
 from .solve import artifact_of, solve_requirement
 from .solve.checks import needs_system_cuda
 from .solve.results import CANNOT_RUN, RUNS, RUNS_WARNED

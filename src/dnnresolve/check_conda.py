@@ -25,8 +25,9 @@ from .check_pairs import Pin, Solved
 from .compat import CudnnRule
 from .conda_cuda import held_cuda, holders, per_cuda_package, pins_series, share, takes
 from .findings import CheckReport, Finding, Severity
+from .machine import Runtime
 from .matrix import Matrix
-from .model import FrameworkRelease, InstallRecipe, Runtime
+from .model import FrameworkRelease, InstallRecipe
 from .pkgname import canonicalize_name
 from .records import replace
 from .solve import solve_requirement

@@ -27,8 +27,8 @@ from .image_require import (
 from .versions import CudaVersion, VersionError
 
 if TYPE_CHECKING:
+    from .machine import Runtime
     from .matrix import Matrix
-    from .model import Runtime
     from .sources.container import Container
 
 REFUSAL = "please update your driver to a newer version, or use an earlier cuda container"

@@ -4,8 +4,8 @@ framework of the same file pinning it: what it is, and whether the target's driv
 from __future__ import annotations
 
 from .findings import CheckReport, Finding, Severity
+from .machine import Runtime
 from .matrix import Matrix
-from .model import Runtime
 from .sources.interface import LocatedRequirement
 
 RULE = "cuda-name"

@@ -10,8 +10,8 @@ from packaging.specifiers import SpecifierSet
 
 from .cuda_builds import is_cuda_plugin
 from .findings import CheckReport, Finding, Severity
+from .machine import Runtime
 from .matrix import Matrix
-from .model import Runtime
 from .pkgname import canonicalize_name
 from .records import record
 from .solve.checks import bundled_forms

@@ -9,8 +9,9 @@ from .check_conda import conda_build_fix
 from .check_pairs import Brought, Pin, Solved, Wheel
 from .cuda_builds import is_cuda_plugin
 from .findings import CheckReport, Finding, Severity
+from .machine import Runtime
 from .matrix import Matrix
-from .model import Runtime, extras_of
+from .model import extras_of
 from .plan import make_plan
 from .solve import nearest_known, under_its_own_name
 from .solve.checks import bundled_forms, evaluate, needs_system_cuda

@@ -10,8 +10,8 @@ import argparse
 from collections.abc import Sequence
 
 from .errors import UserError
+from .machine import Runtime
 from .matrix import Matrix
-from .model import Runtime
 from .records import replace
 from .sources.interface import SourceFile
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from .model import InstalledPackage, InstallRecipe, Runtime
+from .machine import InstalledPackage, Runtime
+from .model import InstallRecipe
 from .versions import CudaVersion, VersionError, parse_cuda_tag
 
 NVCC_SOURCE = "https://github.com/conda-forge/nvcc-feedstock/commit/9ce6d9a3b3fc6e1d29362dbe8b39a98e464e2a90"

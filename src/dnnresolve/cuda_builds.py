@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
+from .machine import InstalledPackage, Runtime
 from .matrix import Matrix
-from .model import InstalledPackage, Runtime
 from .pkgname import canonicalize_name
 from .plan import make_plan
 from .records import record, replace

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from .compat import binary_runs_on
 from .cuda_builds import NO_RUNTIME
+from .machine import InstalledCode, Runtime
 from .matrix import Matrix
-from .model import InstalledCode, Runtime
 from .pkgname import canonicalize_name
 from .records import record
 from .solve.results import CANNOT_RUN, RUNS_WARNED, Status

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .compat import FULL, MINOR_VERSION_COMPAT, DriverTable
+from .machine import Runtime
 from .matrix import Matrix
-from .model import Runtime
 from .records import record, replace
 from .solve.checks import evaluate
 from .solve.results import Candidate, Status, preferred_variants

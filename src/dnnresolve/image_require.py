@@ -29,8 +29,8 @@ from .versions import CudaVersion, DriverVersion
 
 if TYPE_CHECKING:
     from .images import CudaImage
+    from .machine import Runtime
     from .matrix import Matrix
-    from .model import Runtime
 
 DSL_SOURCE = "https://github.com/NVIDIA/libnvidia-container/blob/main/src/cli/dsl.c"
 DISABLE_SOURCE = "https://github.com/NVIDIA/nvidia-container-toolkit/blob/main/internal/config/image/cuda_image.go"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .model import Module
+from .machine import Module
 from .records import record
 from .versions import CudaVersion, CudnnVersion, VersionError
 

@@ -14,8 +14,9 @@ from packaging.version import Version
 
 from .artifact import newest_release, published
 from .compat import DEPENDS, MINOR_VERSION_COMPAT
+from .machine import Runtime
 from .matrix import Matrix
-from .model import FrameworkRelease, Runtime
+from .model import FrameworkRelease
 from .plansteps import env_python
 from .records import record, replace
 from .solve.checks import cudnn_supports_gpu, evaluate

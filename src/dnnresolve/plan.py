@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from .compat import CudnnRule
 from .driver_levels import DRIVER_BOUND, driver_upgrade
+from .machine import Runtime
 from .matrix import Matrix
-from .model import Runtime
 from .plan_conda import in_conda_env
 from .plan_options import (
     WEIGHT_NOTHING,

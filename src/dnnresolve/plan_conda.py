@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .conda_cuda import held_cuda, holders, pins_series, sets_cuda, takes
-from .model import FrameworkRelease, InstalledPackage, InstallRecipe, Runtime
+from .machine import InstalledPackage, Runtime
+from .model import FrameworkRelease, InstallRecipe
 from .pkgname import canonicalize_name
 from .plansteps import env_name, env_python
 from .solve import Candidate, RequirementResult

@@ -8,8 +8,8 @@ from typing import Any
 
 from .compat import MINOR_VERSION_COMPAT
 from .driver_levels import DRIVER_BOUND, DriverUpgrade
+from .machine import Runtime
 from .matrix import Matrix
-from .model import Runtime
 from .other_releases import WHOLE, other_releases
 from .plansteps import (
     env_name,

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .compat import cudnn_compatible, cudnn_rule_text
+from .machine import Runtime
 from .matrix import Matrix
-from .model import FrameworkRelease, InstallRecipe, Runtime
+from .model import FrameworkRelease, InstallRecipe
 from .modulenames import ModuleOffer, read_module
 from .solve.checks import cudnn_rule_for, installed_cudnn_choices, system_cuda_ok
 from .solve.results import Candidate

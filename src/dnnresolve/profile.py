@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .errors import UserError
-from .model import MATRIX_GPU_TABLE, CudaInstall, CudnnInstall, Gpu, InstalledPackage, Module, Runtime
+from .machine import MATRIX_GPU_TABLE, CudaInstall, CudnnInstall, Gpu, InstalledPackage, Module, Runtime
 from .versions import (
     ComputeCapability,
     CudaVersion,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .machine import Runtime
 from .matrix import Matrix
-from .model import Runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

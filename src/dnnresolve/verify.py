@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .model import Runtime
+from .machine import Runtime
 from .plan import Plan
 from .plan_options import Option
 from .records import record

@@ -20,7 +20,7 @@ import pytest
 from dnnresolve.detect import detect_runtime
 from dnnresolve.detect.context import ProbeContext
 from dnnresolve.detect.machine import _guarded
-from dnnresolve.model import Runtime
+from dnnresolve.machine import Runtime
 from dnnresolve.versions import CudaVersion, CudnnVersion, DriverVersion
 
 from .machines import BIN, K20M_ENV

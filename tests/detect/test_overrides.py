@@ -6,8 +6,8 @@ import pytest
 
 from dnnresolve.detect import detect_runtime, runtime_from_flags
 from dnnresolve.errors import UserError
+from dnnresolve.machine import Runtime
 from dnnresolve.matrix import load_matrix
-from dnnresolve.model import Runtime
 
 from .machines import K20M_ENV, MACHINES
 

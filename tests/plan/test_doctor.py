@@ -81,7 +81,7 @@ def test_doctor_finds_a_cpu_build_and_ptx_only_code(run_cli, tmp_path: Path) -> 
 
 def test_each_gpu_gets_its_verdict_from_the_installed_code() -> None:
     from dnnresolve.doctor import code_findings
-    from dnnresolve.model import Gpu, InstalledCode, Runtime
+    from dnnresolve.machine import Gpu, InstalledCode, Runtime
     from dnnresolve.solve.results import Status
     from dnnresolve.versions import ComputeCapability as CC
 
@@ -113,7 +113,7 @@ def test_a_fifo_named_as_a_library_does_not_hang_doctor(run_cli, tmp_path: Path)
 def test_a_conda_packages_libraries_come_from_its_conda_record(tmp_path: Path) -> None:
     from dnnresolve.detect.context import ProbeContext
     from dnnresolve.detect.gpucode import probe
-    from dnnresolve.model import InstalledPackage
+    from dnnresolve.machine import InstalledPackage
 
     from ..test_fatbin import elf64
 

@@ -10,8 +10,9 @@ from collections.abc import Callable, Iterable
 import pytest
 
 from dnnresolve.driver_levels import DRIVER_BOUND, driver_upgrade
+from dnnresolve.machine import Gpu, Runtime
 from dnnresolve.matrix import load_matrix
-from dnnresolve.model import FrameworkRelease, Gpu, Runtime
+from dnnresolve.model import FrameworkRelease
 from dnnresolve.plan import make_plan
 from dnnresolve.records import replace
 from dnnresolve.solve import solve, solve_requirement

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dnnresolve.model import Module
+from dnnresolve.machine import Module
 from dnnresolve.modulenames import read_module
 
 

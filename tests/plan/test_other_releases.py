@@ -12,8 +12,8 @@ import pytest
 from packaging.version import Version
 
 from dnnresolve.compat import MINOR_VERSION_COMPAT
+from dnnresolve.machine import CudaInstall, CudnnInstall, Gpu, Runtime
 from dnnresolve.matrix import load_matrix, packaged_matrix_path
-from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Runtime
 from dnnresolve.plan import make_plan
 from dnnresolve.plan_options import Option
 from dnnresolve.records import replace

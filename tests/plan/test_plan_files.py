@@ -16,8 +16,8 @@ import pytest
 from dnnresolve.check import check_sources
 from dnnresolve.detect.overrides import runtime_from_flags
 from dnnresolve.findings import Severity
+from dnnresolve.machine import Runtime
 from dnnresolve.matrix import Matrix, load_matrix
-from dnnresolve.model import Runtime
 from dnnresolve.plan import Plan, make_plan
 from dnnresolve.render.plan_files import to_environment_yml, to_requirements
 from dnnresolve.solve import solve

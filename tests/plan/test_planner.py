@@ -6,9 +6,9 @@ import json
 import shlex
 from typing import Any
 
+from dnnresolve.machine import CudaInstall, CudnnInstall, Gpu, Module, Runtime
 from dnnresolve.matrix import load_matrix
 from dnnresolve.matrix.parse import parse_matrix
-from dnnresolve.model import CudaInstall, CudnnInstall, Gpu, Module, Runtime
 from dnnresolve.plan import Plan, make_plan
 from dnnresolve.render.plan import to_json, to_sh
 from dnnresolve.solve import solve
@@ -80,7 +80,7 @@ def test_machine_that_runs_it_as_is() -> None:
     assert rp.result.best is not None and rp.result.best.ok
     assert rp.options[0].steps[-1].shell == "python -m pip install tensorflow-gpu==1.0.0"
     assert not plan.satisfied  # not installed yet
-    from dnnresolve.model import InstalledPackage
+    from dnnresolve.machine import InstalledPackage
 
     rt.packages = [InstalledPackage("tensorflow-gpu", "1.0.0")]
     assert plan_for("tensorflow-gpu==1.0", rt).satisfied

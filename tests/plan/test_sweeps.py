@@ -19,8 +19,9 @@ from packaging.version import Version
 
 from dnnresolve import artifact
 from dnnresolve.compat import CudnnRule
+from dnnresolve.machine import CudaInstall, CudnnInstall, Gpu, Runtime
 from dnnresolve.matrix import Matrix, load_matrix
-from dnnresolve.model import CudaInstall, CudnnInstall, FrameworkRelease, Gpu, Runtime
+from dnnresolve.model import FrameworkRelease
 from dnnresolve.plan import make_plan
 from dnnresolve.solve import artifact_of, solve
 from dnnresolve.solve.checks import evaluate, needs_system_cuda

@@ -16,8 +16,8 @@ from ..compat import CudnnRule, cudnn_compatible
 from ..explain.catalog import Catalog, load_catalog
 from ..explain.diagnosis import Diagnosis
 from ..explain.fixes import Step, generic_fixes
+from ..machine import CudnnInstall, Module, Runtime
 from ..matrix import Matrix
-from ..model import CudnnInstall, Module, Runtime
 from ..modulenames import read_module
 from ..versions import CudaVersion, CudnnVersion
 

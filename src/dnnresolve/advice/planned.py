@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..errors import UserError
 from ..explain.diagnosis import Diagnosis
 from ..explain.logfacts import read_facts
-from ..model import InstalledPackage, Runtime
+from ..machine import InstalledPackage, Runtime
 from ..pkgname import canonicalize_name
 from ..records import field, record, replace
 from ..specs import InvalidRequirement, parse_requirement

@@ -15,7 +15,7 @@ import json
 import os
 import re
 
-from ..model import CudaInstall
+from ..machine import CudaInstall
 from ..records import field, record
 from ..versions import CudaVersion, VersionError
 from .conda import CondaReport

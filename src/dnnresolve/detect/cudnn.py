@@ -14,7 +14,7 @@ import contextlib
 import os
 import re
 
-from ..model import CudaInstall, CudnnInstall
+from ..machine import CudaInstall, CudnnInstall
 from ..records import field, record
 from ..versions import CudnnVersion, VersionError
 from .conda import CondaReport

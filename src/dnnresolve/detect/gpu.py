@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..model import MATRIX_GPU_TABLE, Gpu
+from ..machine import MATRIX_GPU_TABLE, Gpu
 from ..versions import ComputeCapability, VersionError
 from .context import ProbeContext
 from .nvml import NvmlReport

@@ -17,7 +17,7 @@ import re
 from collections import Counter
 
 from ..fatbin import NVIDIA_LIBRARY, Image, architecture_list, fatbin_containers
-from ..model import InstalledCode, InstalledPackage
+from ..machine import InstalledCode, InstalledPackage
 from ..pkgname import canonicalize_name
 from ..versions import ComputeCapability
 from .context import ProbeContext

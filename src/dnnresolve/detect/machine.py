@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from ..errors import UserError
-from ..model import CudaInstall, CudnnInstall, Gpu, InstalledCode, InstalledPackage, Module, Runtime
+from ..machine import CudaInstall, CudnnInstall, Gpu, InstalledCode, InstalledPackage, Module, Runtime
 from ..pkgname import canonicalize_name
 from ..versions import ComputeCapability, CudaVersion, VersionError, parse_build_tag
 from . import conda, cuda, cudnn, driver, gpu, linker, modules, nvml, python_env, smi

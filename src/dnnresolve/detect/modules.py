@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 
-from ..model import Module
+from ..machine import Module
 from ..records import field, record
 from .context import ProbeContext
 

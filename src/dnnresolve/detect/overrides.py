@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import UserError
-from ..model import MATRIX_GPU_TABLE, CudaInstall, CudnnInstall, Gpu, Runtime
+from ..machine import MATRIX_GPU_TABLE, CudaInstall, CudnnInstall, Gpu, Runtime
 from ..records import replace
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, DriverVersion, PythonVersion, VersionError
 

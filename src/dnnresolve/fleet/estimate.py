@@ -4,8 +4,8 @@ cuDNN or Python is known: an answer made from an estimate says so. No I/O."""
 
 from __future__ import annotations
 
+from ..machine import MATRIX_GPU_TABLE, Gpu, Runtime
 from ..matrix import Matrix
-from ..model import MATRIX_GPU_TABLE, Gpu, Runtime
 from .slurm import SlurmNode, gpu_gres
 
 ESTIMATE_NOTE = (

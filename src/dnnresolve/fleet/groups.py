@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
-from ..model import Runtime
+from ..machine import Runtime
 from ..plan import Plan, RequirementPlan
 from ..plan_options import Option
 from ..profile import runtime_to_json

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from ..model import Runtime
+from ..machine import Runtime
 from ..records import field, record
 
 SCHEMA = "dnnresolve-fleet/1"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..model import Runtime
+from ..machine import Runtime
 from ..profile import runtime_to_json
 from ..versions import VersionError, parse_build_tag
 from .console import emit_json, writer

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..fleet.collect import Collected
     from ..fleet.groups import FleetAnswer, FleetGroup
     from ..fleet.store import Fleet, FleetNode
-    from ..model import Runtime
+    from ..machine import Runtime
 
 _VERDICT_HINT: dict[str, Hint] = {"ready": "ok", "installable": "warn", "needs_root": "missing", "cannot": "error"}
 

@@ -12,8 +12,9 @@ import html
 import json
 from typing import Any
 
+from ..machine import Gpu, Runtime
 from ..matrix import Matrix
-from ..model import FrameworkRelease, Gpu, Runtime
+from ..model import FrameworkRelease
 from ..query import in_listing_order
 from ..versions import CudaVersion
 

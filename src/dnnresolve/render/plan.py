@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cuda_builds import NO_RUNTIME, PLUGIN_MISMATCH, BuildGap
 from ..doctor import verdict_with_build
-from ..model import Runtime
+from ..machine import Runtime
 from ..pkgname import canonicalize_name
 from ..plan import Plan, RequirementPlan, needs_summary
 from ..plan_options import Option

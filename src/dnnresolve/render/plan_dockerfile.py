@@ -34,8 +34,8 @@ from ..versions import PythonVersion
 
 if TYPE_CHECKING:
     from ..images import CudaImage
+    from ..machine import Runtime
     from ..matrix import Matrix
-    from ..model import Runtime
     from ..specs import Requirement
     from ..steps import Step
     from ..versions import CudaVersion

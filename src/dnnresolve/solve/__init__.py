@@ -16,8 +16,9 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from ..artifact import Artifact, Target, index_build, read, split_local, with_index
+from ..machine import Runtime
 from ..matrix import Matrix
-from ..model import FrameworkRelease, Runtime
+from ..model import FrameworkRelease
 from ..pkgname import canonicalize_name
 from ..specs import InvalidRequirement, Requirement, exact_version, parse_requirement
 from ..versions import CudaVersion

@@ -15,8 +15,9 @@ from ..compat import (
     cudnn_compatible,
     cudnn_rule_text,
 )
+from ..machine import CudnnInstall, Runtime
 from ..matrix import Matrix
-from ..model import CudnnInstall, FrameworkRelease, Runtime
+from ..model import FrameworkRelease
 from ..versions import CudaVersion, CudnnVersion
 from .cudnn_gpu import cudnn_gpu_check, cudnn_supports
 from .gpu import gpu_check

@@ -5,8 +5,9 @@ operation (convolutions, RNNs, normalization)."""
 
 from __future__ import annotations
 
+from ..machine import Runtime
 from ..matrix import Matrix
-from ..model import CudnnRelease, FrameworkRelease, Runtime
+from ..model import CudnnRelease, FrameworkRelease
 from ..records import record
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion
 from .results import Check, Status

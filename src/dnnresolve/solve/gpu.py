@@ -8,8 +8,9 @@ from ..compat import (
     MINOR_VERSION_COMPAT,
     binary_runs_on,
 )
+from ..machine import Runtime
 from ..matrix import Matrix
-from ..model import FrameworkRelease, Runtime
+from ..model import FrameworkRelease
 from ..versions import ComputeCapability, CudaVersion
 from .results import Check, Status
 

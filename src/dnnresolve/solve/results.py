@@ -8,7 +8,8 @@ import enum
 from packaging.version import InvalidVersion, Version
 
 from ..artifact import split_local
-from ..model import FrameworkRelease, InstalledPackage
+from ..machine import InstalledPackage
+from ..model import FrameworkRelease
 from ..pkgname import canonicalize_name
 from ..records import field, record
 from ..specs import Requirement

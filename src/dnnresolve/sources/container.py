@@ -11,7 +11,7 @@ import copy
 from typing import TYPE_CHECKING
 
 from ..findings import Finding, Severity
-from ..model import CudaInstall, CudnnInstall, Runtime
+from ..machine import CudaInstall, CudnnInstall, Runtime
 from ..records import field, record
 from ..versions import CudaVersion, CudnnVersion, PythonVersion
 
