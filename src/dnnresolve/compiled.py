@@ -58,6 +58,8 @@ COMPILERS = (
     "explain/catalog.py",
     "explain/datafile.py",
     "explain/decoders.py",
+    "explain/decoded.py",
+    "explain/library_decoders.py",
     "explain/vocabulary.py",
 )
 _PACKAGE = os.path.dirname(os.path.realpath(__file__))

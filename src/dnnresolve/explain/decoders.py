@@ -9,33 +9,17 @@ decoder per entry; ``DECODERS`` is that name -> function table.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
-from ..records import field, record
-from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
+from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError
+from .decoded import Decoded, Decoder, fill, plain
+from .library_decoders import library, library_versions, status_code, status_text, undefined_symbol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the catalog imports this module (its rows name these functions), not the other way round
     from .catalog import Catalog, CatalogEntry
-    from .vocabulary import Code
 
-__all__ = ["DECODERS", "Decoded", "decode"]
-
-
-@record
-class Decoded:
-    found: dict[str, str] = field(default_factory=dict)
-    expected: dict[str, str] = field(default_factory=dict)
-    rows: list[tuple[str, str]] = field(default_factory=list)  # (label, decoded fact) for the reader
-    facts: dict[str, str] = field(default_factory=dict)  # placeholders for rule and fix templates
-    rule: str = ""
-    kind: str = ""  # the kind the vocabulary gives, in place of the entry's
-    advice: str = ""  # the catalog entry that advises on it (its summary, explanation and fixes), if not this one
-    source: str = ""  # where the vocabulary read it, in place of the entry's source
-
-
-Decoder = Callable[["re.Match[str]", "CatalogEntry", "Catalog", str], "Decoded | None"]
+__all__ = ["DECODERS", "Decoded", "decode", "fill"]
 
 
 def decode(
@@ -63,21 +47,6 @@ def decode(
     if entry.rule:
         decoded.rule = fill(entry.rule, decoded.facts) or decoded.rule
     return decoded
-
-
-def fill(template: str, facts: dict[str, str]) -> str:
-    """The template with its placeholders filled, or "" when one of them is unknown."""
-    missing = False
-
-    def sub(m: re.Match[str]) -> str:
-        nonlocal missing
-        value = facts.get(m.group(1), "")
-        if not value:
-            missing = True
-        return value
-
-    text = re.sub(r"\{(\w+)\}", sub, template)
-    return "" if missing else text
 
 
 # ---------------------------------------------------------------- cuDNN
@@ -239,134 +208,6 @@ def driver_cuda_encoded(m: re.Match[str], entry: CatalogEntry, catalog: Catalog,
     return Decoded({"cuda": str(found)}, {}, [("driver supports", row)], {"found_cuda": str(found)})
 
 
-# ---------------------------------------------------------------- libraries
-
-
-def library(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
-    if not m.groupdict().get("lib"):
-        # cut before the library's name: a framework's own words still say a library is missing; a loader's
-        # generic ones ("failed to load") say nothing
-        return Decoded() if entry.framework else None
-    name = re.split(r"[\\/]", m.group("lib").strip().strip("'\"`‘’"))[-1]
-    known = catalog.library(name)
-    if known is None:
-        return _library_by_rule(name)
-    rule, groups = known
-    windows = name.lower().endswith(".dll")
-    facts: dict[str, str] = {"library": name, "path_var": "PATH" if windows else "LD_LIBRARY_PATH"}
-    expected = {"library": name}
-    if "cuda" in groups or "cuda_tag" in groups:
-        cuda = CudaVersion.parse(groups["cuda"]) if "cuda" in groups else parse_cuda_tag("cu" + groups["cuda_tag"])
-        facts["cuda"] = str(cuda)
-        expected["cuda"] = str(cuda)
-        if not windows:  # environment modules are a Linux cluster's; a DLL is looked up on PATH
-            facts["module_hint"] = f"cuda/{cuda}"
-    if "cudnn" in groups:
-        facts["cudnn"] = groups["cudnn"]
-        expected["cudnn"] = groups["cudnn"]
-        if not windows:
-            facts["module_hint"] = f"cudnn/{groups['cudnn']}"
-    if "tensorrt" in groups:
-        facts["tensorrt"] = groups["tensorrt"]
-    what = fill(rule.what, facts) or rule.what
-    facts["what"] = what
-    rows = [("missing", f"{name}: {what}")]
-    if rule.note:
-        rows.append(("note", rule.note))
-    return Decoded({}, expected, rows, facts)
-
-
-_WHAT = {
-    "cudnn": "cuDNN {major}",
-    "tensorrt": "TensorRT {major}",
-    "nccl": "NCCL {major}",
-    "cuda": "a CUDA {major}.x library",
-    "cuda_math": "a CUDA math library (its number, {major}, is the library's own major, not the CUDA release)",
-    "driver": "the NVIDIA driver's library",
-}
-
-
-def _library_by_rule(name: str) -> Decoded | None:
-    """A library name no catalog row spells, read by the vocabulary's rule (``libnvinfer.so.8.6.1``,
-    ``nvinfer_10.dll``); None for a name that is no NVIDIA library's."""
-    from .vocabulary import read_library_name
-
-    lib = read_library_name(name)
-    if lib is None:
-        return None
-    facts = {"library": name, "path_var": "PATH" if lib.windows else "LD_LIBRARY_PATH"}
-    expected = {"library": name}
-    major = str(lib.version[0]) if lib.version else ""
-    if lib.component == "cuda" and major:
-        cuda = parse_cuda_tag("cu" + major) if lib.windows and len(major) >= 3 else CudaVersion((int(major),))
-        facts["cuda"] = expected["cuda"] = str(cuda)
-    elif lib.component in ("cudnn", "tensorrt", "nccl") and major:
-        facts[lib.component] = expected[lib.component] = major
-        if lib.component == "cudnn" and not lib.windows:
-            facts["module_hint"] = f"cudnn/{major}"
-    what = _WHAT[lib.component].format(major=major) if major else f"an NVIDIA library ({lib.stem})"
-    facts["what"] = what
-    rows = [("missing", f"{name}: {what}")]
-    if len(lib.version) > 1 and not lib.windows:
-        rows.append(("version", f"{'.'.join(map(str, lib.version))}: the release the name was linked against"))
-    return Decoded({}, expected, rows, facts)
-
-
-# ---------------------------------------------------------------- status codes
-
-
-def status_code(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
-    """A status or error code NVIDIA's libraries define (``CUBLAS_STATUS_NOT_INITIALIZED``, ``cudaErrorNoDevice``),
-    named as the vocabulary names it: its kind, number, meaning and where it is defined. A catalog entry whose
-    ``codes`` list it advises on it; a success code, or a name no header defines, is no diagnosis."""
-    from .vocabulary import load_vocabulary
-
-    vocabulary = load_vocabulary()
-    return _code_decoded([c for c in vocabulary.code(m.group("code")) if c.kind != "ok"], catalog)
-
-
-def status_text(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
-    """A message that quotes only the CUDA runtime's text for a code (cudaGetErrorString: "no kernel image is
-    available for execution on the device"), read as that code; a text that is not CUDA's own wherever it is
-    printed ("out of memory") only after a CUDA error's prefix. A title cut short reads as the text it starts."""
-    from .vocabulary import load_vocabulary, specific_text, text_key
-
-    vocabulary = load_vocabulary()
-    said = text_key(m.group("text"))
-    short = re.sub(r" (?:is|are)(?= )", "", said)
-    codes: list[Code] = []
-    for key, found in sorted(vocabulary.texts.items(), key=lambda kv: len(kv[0])):
-        if key == said or re.sub(r" (?:is|are)(?= )", "", key).startswith(short):
-            codes = found
-            break
-    if not codes or not (m.group("prefix") or specific_text(codes[0].text)):
-        return None
-    decoded = _code_decoded(codes, catalog)
-    if decoded is not None:
-        decoded.rows.insert(0, ("text", f"{codes[0].text!r}: what cudaGetErrorString says for {codes[0].name}"))
-    return decoded
-
-
-def _code_decoded(codes: list[Code], catalog: Catalog) -> Decoded | None:
-    from .vocabulary import load_vocabulary
-
-    if not codes:
-        return None
-    vocabulary = load_vocabulary()
-    code = codes[-1]  # the newest header's numbering (cuDNN 9 renumbered its statuses)
-    numbers = " or ".join(dict.fromkeys(str(c.value) for c in codes))
-    rows = [("code", f"{code.name} = {numbers} ({code.type}, {code.library})")]
-    if code.meaning:
-        rows.append(("meaning", code.meaning))
-    rows.append(("defined in", code.source))
-    # cuBLAS's header gives no comments: its names say it ("CUBLAS_STATUS_NOT_INITIALIZED": not initialized)
-    words = re.sub(r"^(?:[A-Z]+_(?:STATUS|ERROR)_|CUFFT_|cudaError|nccl)", "", code.name)
-    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", words).replace("_", " ").lower()
-    facts = {"code": code.name, "code_library": code.library, "meaning": code.meaning.rstrip(".") or words}
-    advice = catalog.advice_for(code.name)
-    return Decoded(rows=rows, facts=facts, kind=code.kind, advice=advice, source=vocabulary.source_url(code))
-
-
 # ---------------------------------------------------------------- GPU architecture
 
 
@@ -446,98 +287,6 @@ def versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework:
 
 # What an undefined symbol inside an NVIDIA library means, by the library it belongs to: two releases of cuDNN's
 # sub-libraries, of cuBLAS and cuBLASLt (CUDA's), loaded together; a framework built against a newer NCCL.
-_SYMBOL_KIND = {
-    "cudnn": "cudnn_version_mismatch",
-    "cuda": "cuda_version_mismatch",
-    "cuda_math": "cuda_version_mismatch",
-    "nccl": "missing_library",
-}
-_SYMBOL_OWNER = (  # a symbol's own name, when no library version names its owner
-    (re.compile(r"cudnn", re.IGNORECASE), "cudnn", "cuDNN"),
-    (re.compile(r"^(?:_Z\w*?)?cublas", re.IGNORECASE), "cuda", "cuBLAS"),
-    (re.compile(r"^nccl", re.IGNORECASE), "nccl", "NCCL"),
-    (re.compile(r"^(?:cufft|cusparse|cusolver|curand|_*nvJitLink)", re.IGNORECASE), "cuda_math", "a CUDA math library"),
-    # the CUDA runtime's API (cuda_runtime_api.h: every function is cudaXxx), versioned with the toolkit
-    (re.compile(r"^cuda[A-Z]"), "cuda", "the CUDA runtime"),
-)
-_SYMBOL_WHY = {
-    "cudnn": "two cuDNN releases are loaded together: one sub-library calls a function another release lacks",
-    "cuda": "cuBLAS and cuBLASLt (or another CUDA library) of two CUDA releases are loaded together",
-    "cuda_math": "CUDA libraries of two releases are loaded together",
-    "nccl": "the framework was built against a newer NCCL than the one loaded",
-}
-
-
-def undefined_symbol(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
-    """An undefined symbol, read by rule: the library whose version the symbol names (``version
-    libcudnn_ops_infer.so.8``), else the library the symbol's name belongs to (``ncclCommRegister``), read by the
-    vocabulary's library names; None when neither is NVIDIA's."""
-    from .vocabulary import read_library_name
-
-    g = m.groupdict()
-    symbol = g.get("symbol") or ""
-    owner = read_library_name((g.get("lib") or "").strip("*"))
-    component, label = (owner.component, owner.stem) if owner else ("", "")
-    if component not in _SYMBOL_KIND:
-        component, label = next(((c, name) for rx, c, name in _SYMBOL_OWNER if rx.search(symbol)), ("", ""))
-    if component not in _SYMBOL_KIND:
-        return None
-    rows = (
-        [("symbol", f"{symbol[:80]}{'...' if len(symbol) > 80 else ''}: expected in {label}")]
-        if symbol
-        else [("version", f"{g.get('lib')}: not found in the copy loaded")]
-    )
-    if g.get("file"):
-        rows.append(("needed by", g["file"]))
-    rows.append(("meaning", _SYMBOL_WHY[component]))
-    facts = {"symbol": symbol, "symbol_library": label, "meaning": _SYMBOL_WHY[component]}
-    return Decoded(rows=rows, facts=facts, kind=_SYMBOL_KIND[component])
-
-
-# The macro each library's header encodes its version in, by the name a framework prints
-_VERSION_MACRO = {
-    "cublas": "CUBLAS_VERSION",
-    "cufft": "CUFFT_VERSION",
-    "curand": "CURAND_VERSION",
-    "cusolver": "CUSOLVER_VERSION",
-    "cusparse": "CUSPARSE_VERSION",
-    "cudnn": "CUDNN_VERSION",
-    "nccl": "NCCL_VERSION_CODE",
-}
-
-
-def library_versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
-    """A CUDA library's integer versions (JAX's "Found cuSPARSE version 12103, but JAX was built against version
-    12200"), each read by the encoding the library's own header defines (the vocabulary's [[encoding]] rows), so a
-    release newer than the data still reads; a library with no encoding keeps its numbers as printed."""
-    from .vocabulary import load_vocabulary
-
-    decoded = plain(m, entry, catalog, framework)
-    component = (m.groupdict().get("component") or "").strip()
-    macro = _VERSION_MACRO.get(component.lower(), "")
-    vocabulary = load_vocabulary()
-    rows = [("library", component)] if component else []
-    for group in ("installed", "minimum", "built"):
-        number = m.groupdict().get(group)
-        if not number:
-            continue
-        read = vocabulary.decode(macro, int(number)) if macro else None
-        if read is None:
-            rows.append((group, number))
-            continue
-        version = ".".join(map(str, read[0]))
-        decoded.facts[f"{group}_version"] = version
-        rows.append((group, f"{component} {version}  ({read[1]})"))
-    decoded.rows = rows
-    return decoded
-
-
-def plain(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
-    """The named groups as they are, as rows and as facts for the fix templates (jaxlib's ``{needs}``)."""
-    groups = {k: v for k, v in m.groupdict().items() if v}
-    return Decoded(rows=list(groups.items()), facts=dict(groups))
-
-
 DECODERS: dict[str, Decoder] = {
     "cudnn_pair": cudnn_pair,
     "cudnn_warning": cudnn_warning,
