@@ -133,6 +133,14 @@ def own_builds(pin: Pin, matrix: Matrix) -> list[tuple[FrameworkRelease, Install
     spec = pin.located.conda
     if spec is None:
         return []
+    # asked for each line several times (its build, its candidates, its fix): worked out once
+    key = ("own_builds", pin.package, str(pin.requirement.specifier), spec.name.lower(), spec.channel, pin.channels)
+    return matrix.remember(key, lambda: _own_builds(pin, matrix))
+
+
+def _own_builds(pin: Pin, matrix: Matrix) -> list[tuple[FrameworkRelease, InstallRecipe]]:
+    spec = pin.located.conda
+    assert spec is not None
     found: dict[str, list[tuple[FrameworkRelease, InstallRecipe]]] = {}
     for row in matrix.find(pin.package, pin.requirement.specifier):
         for rec in row.install:

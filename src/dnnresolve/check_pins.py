@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from packaging.specifiers import SpecifierSet
 
-from .check_conda import conda_build_fix
+from .check_conda import build_cudas, conda_build_fix
 from .check_pairs import Brought, Pin, Solved, Wheel
 from .cuda_builds import is_cuda_plugin
 from .findings import CheckReport, Finding, Severity
@@ -76,8 +76,6 @@ def _judge(
             message = f"{pin.requirement}: the matrix has no CUDA {pin.variant} build of it ({pin.variant_from})"
             fix = "use a CUDA index this release was built for"
             if pin.located.conda is not None:
-                from .check_conda import build_cudas
-
                 builds = ", ".join(str(b) for b in build_cudas(pin, matrix))
                 fix = f"pin the CUDA of a build this release has ({builds}), or another release"
             return [(Severity.ERROR, "cuda-disagreement", message, fix, "")]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
 
     from ..compat import DriverTable
     from ..compiled import Compiled
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from ..model import CudaFamily, CudaRelease, CudnnRelease, FrameworkRelease, GpuModel, WheelPins
     from ..versions import CudaVersion
 
+    T = TypeVar("T")
 
 _TABLE_OF = {
     "frameworks": "framework",
@@ -68,7 +70,15 @@ class MatrixRows:
         self._cuda_name_index: dict[str, CudaName] | None = None
         # answers other stages work out from these rows alone, keyed by their arguments (solve's cuDNN floors: the
         # same few are asked for every candidate of every plan); the rows never change once loaded
-        self.memo: dict[tuple[Any, ...], Any] = {}
+        self._memo: dict[tuple[Any, ...], Any] = {}
+
+    def remember(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, worked out once per loaded matrix for ``key``: an answer other stages derive from these
+        rows alone (they never change once loaded)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        found: T = self._memo[key]
+        return found
 
     @property
     def _cached(self) -> Compiled:

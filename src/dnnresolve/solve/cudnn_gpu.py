@@ -40,11 +40,7 @@ class Floor:
 def cudnn_floor(matrix: Matrix, cudnn: CudnnVersion, cuda_major: int) -> Floor | None:
     """The floor of ``cudnn`` (a release, or a series "9.5": the most permissive of its releases) for CUDA
     ``cuda_major``; None where the matrix cannot tell."""
-    key = ("cudnn_floor", cudnn, cuda_major)
-    if key not in matrix.memo:
-        matrix.memo[key] = _cudnn_floor(matrix, cudnn, cuda_major)
-    found: Floor | None = matrix.memo[key]
-    return found
+    return matrix.remember(("cudnn_floor", cudnn, cuda_major), lambda: _cudnn_floor(matrix, cudnn, cuda_major))
 
 
 def _cudnn_floor(matrix: Matrix, cudnn: CudnnVersion, cuda_major: int) -> Floor | None:
@@ -111,10 +107,7 @@ def wheel_range(row: FrameworkRelease, cuda: CudaVersion, matrix: Matrix) -> Whe
     """The cuDNN wheel range the release's own metadata requires for the ``cuda`` build (its [[wheel_pins]]
     rows), where it is a range rather than one release; None where the matrix records none."""
     key = ("wheel_range", row.names, str(row.covers), row.version, cuda.major)
-    if key not in matrix.memo:
-        matrix.memo[key] = _wheel_range(row, cuda, matrix)
-    found: WheelRange | None = matrix.memo[key]
-    return found
+    return matrix.remember(key, lambda: _wheel_range(row, cuda, matrix))
 
 
 def _wheel_range(row: FrameworkRelease, cuda: CudaVersion, matrix: Matrix) -> WheelRange | None:
@@ -167,7 +160,7 @@ def cudnn_supports(
         return None
     if any(cc >= f.capability for _, f in floors):
         return True
-    return _pin_below(row, cuda, cc, matrix, from_system) is not None or False
+    return _pin_below(row, cuda, cc, matrix, from_system) is not None
 
 
 def _pin_below(
