@@ -15,11 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .conda_builds import by_channel, candidates, channel_name, is_own_build
 from .conda_cuda import held_cuda, holders, pins_series, sets_cuda, takes
 from .machine import InstalledPackage, Runtime
+from .matrix import Matrix
 from .model import FrameworkRelease, InstallRecipe
 from .pkgname import canonicalize_name
 from .plansteps import env_name, env_python
+from .records import replace
 from .solve import Candidate, RequirementResult
 from .specs import InvalidRequirement, parse_requirement
 from .steps import Step
@@ -40,6 +43,18 @@ def conda_framework(r: RequirementResult, runtime: Runtime) -> InstalledPackage 
     if r.best is not None:
         names |= set(r.best.release.names)
     return next((p for p in runtime.packages if p.by_conda and canonicalize_name(p.name) in names), None)
+
+
+def channel_builds(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> RequirementResult:
+    """Where a channel that builds the framework itself (``conda_builds.OWN_BUILDS``: Anaconda's defaults,
+    conda-forge) installed it in the active environment: the requirement as that channel's builds of the releases it
+    allows, each judged as itself (its CUDA and cuDNN conda packages, not a system toolkit), since ``conda install``
+    there installs one of them, not a wheel; ``r`` itself for any other."""
+    installed = conda_framework(r, runtime)
+    if installed is None:
+        return r
+    found = by_channel(matrix, r.package, r.requirement.specifier).get(channel_name(installed.channel))
+    return replace(r, candidates=candidates(found, runtime, matrix)) if found else r
 
 
 def in_conda_env(r: RequirementResult, options: Sequence[Option], runtime: Runtime) -> list[Option]:
@@ -72,7 +87,7 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
         elif env is not None and cuda != env:
             build = f"its CUDA {cuda} conda build takes any CUDA {cuda.major}.x and so"
         else:
-            build = f"its CUDA {pick.cuda} build"
+            build = f"its CUDA {cuda} build{_whose(same)}"
         title = (
             f"install {pick.release.package} {pick.release.version} with conda into this environment: {build} keeps "
             f"the environment's {held} (pip would install over conda's {installed.describe()})"
@@ -86,11 +101,12 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
     py = _python(row, rec, runtime)
     create = ["conda", "create", "-y", "-n", name]
     if rec is not None:
-        create += [*_channels(rec), f"python={py}", *_packages(rec, c, None)]
+        # a channel's own build whose Pythons are not recorded: conda picks a Python its build has
+        python = [f"python={py}"] if py is not None else []
+        made = "create a conda environment with" + (f" Python {py} and" if py is not None else "")
+        create += [*_channels(rec), *python, *_packages(rec, c, None)]
         steps = [
-            Step(
-                "conda", f"create a conda environment with Python {py} and the official conda packages", tuple(create)
-            ),
+            Step("conda", f"{made} the {'official ' if py is not None else ''}conda packages", tuple(create)),
             Step("conda", "activate it", ("conda", "activate", name)),
         ]
         steps = _replaced(o.steps, installed, steps)
@@ -104,7 +120,10 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
         ]
         why = f"conda has no package of it, and pip would install over conda's {installed.describe()} here"
     title = f"{o.title}, in a new conda environment ({why})"
-    notes = [*o.notes, f"packages as the install page gives them ({row.source})"] if rec is not None else o.notes
+    notes = o.notes
+    if rec is not None:
+        given = "its recipe gives them" if is_own_build(rec) else "the install page gives them"
+        notes = [*o.notes, f"packages as {given} ({rec.url or row.source})"]
     return Option(title, steps, max(o.weight, WEIGHT_NEW_ENV), o.resolves, notes, o.driver_upgrade, c)
 
 
@@ -192,6 +211,11 @@ def _fitting_build(c: Candidate, r: RequirementResult, runtime: Runtime) -> tupl
     return None
 
 
+def _whose(rec: InstallRecipe) -> str:
+    """`` from defaults`` for a channel's own build (``conda_builds``), else nothing."""
+    return f" from {rec.channels[0]}" if is_own_build(rec) else ""
+
+
 def _recipe_cuda(rec: InstallRecipe) -> CudaVersion | None:
     try:
         return CudaVersion.parse(rec.cuda).series if rec.cuda else None
@@ -205,8 +229,11 @@ def _python_fits(rec: InstallRecipe, runtime: Runtime) -> bool:
     return any(PythonVersion.parse(p).series == runtime.python.series for p in rec.python)
 
 
-def _python(row: FrameworkRelease, rec: InstallRecipe | None, runtime: Runtime) -> PythonVersion:
-    """The new environment's Python: the recipe's own list where it states one, else the row's (``env_python``)."""
+def _python(row: FrameworkRelease, rec: InstallRecipe | None, runtime: Runtime) -> PythonVersion | None:
+    """The new environment's Python: the recipe's own list where it states one, else the row's (``env_python``);
+    None for a channel's own build (``conda_builds``), whose Pythons are not recorded."""
+    if rec is not None and not rec.python and not row.python:
+        return None
     if rec is not None and rec.python:
         pythons = sorted(PythonVersion.parse(p).series for p in rec.python)
         have = runtime.python.series if runtime.python else None
