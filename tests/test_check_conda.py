@@ -435,3 +435,27 @@ def test_every_recorded_conda_forge_build_is_checked_as_itself() -> None:
                     assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
                     swept += 1
     assert swept >= 180, swept
+
+
+# ------------------------------------------------------------ fixes on a conda line are conda commands
+
+
+def test_the_fix_of_a_conda_line_is_a_conda_install(run_cli: Run, tmp_path: Path) -> None:
+    # before, "... python -m pip install tensorflow==2.4.1": pip's CUDA 11.0 wheel, not the CUDA 10.1 build the line is
+    rc, report = _defaults_env(run_cli, tmp_path, ["python=3.8", "tensorflow-gpu=2.4.1"], "--driver", "410.48")
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert rc == 1 and f["line"] == 5
+    assert f["fix_steps"][-1] == "conda install -y -c defaults tensorflow-gpu==2.4.1 cudatoolkit=10.1 cudnn=7.6", f
+    assert "pip" not in f["fix"]
+    # another release as the fix: PyTorch's conda package of the CUDA 9.2 build the driver runs, from its channel;
+    # before, `python -m pip install torch==1.7.1+cu92 ... --find-links ...`
+    rc, report = check_env(
+        run_cli, tmp_path, ["python=3.8", "pytorch=1.12.1", "cudatoolkit=11.3"], "--driver", "410.48"
+    )
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["fix"].startswith("use torch 1.7.1 instead") and "pip" not in f["fix"], f
+    assert "conda install -y -c pytorch pytorch==1.7.1 cudatoolkit=9.2 torchvision==0.8.2 torchaudio==0.7.2" in f["fix"]
+    # where conda has no package of the build, the file's pip: section installs it: said so
+    rc, report = check_env(run_cli, tmp_path, ["python=3.11", "pytorch=2.8.0"], "--driver", "470.82.01")
+    for f in (f for f in report["findings"] if f["severity"] == "error" and "pip install" in f["fix"]):
+        assert "pip: section" in f["fix"], f

@@ -13,6 +13,7 @@ from .machine import Runtime
 from .matrix import Matrix
 from .model import extras_of
 from .plan import make_plan
+from .plan_conda import as_conda_line
 from .solve import nearest_known, under_its_own_name
 from .solve.checks import bundled_forms, evaluate, needs_system_cuda
 from .solve.conflicts import pinned_specifiers, pins_of_form, specifiers_intersect
@@ -116,6 +117,8 @@ def _judge(
     fix = conda_build_fix(pin, runtime, matrix)
     if not fix and plan.requirements and plan.requirements[0].options:
         opt = plan.requirements[0].options[0]
+        if pin.located.conda is not None:  # a conda line: conda's command for the build, not pip's
+            opt = as_conda_line(opt)
         fix = "\n".join([opt.title, *("$ " + s.shell if s.kind != "manual" else s.description for s in opt.steps)])
     source = failures[0].source or best.release.source
     if not result.build_named and len({c.cuda for c in result.requested}) > 1:

@@ -93,7 +93,7 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
             f"the environment's {held} (pip would install over conda's {installed.describe()})"
         )
         step = Step("conda", f"install {pick.release.package} {pick.release.version} with conda", tuple(argv))
-        steps = _replaced(o.steps, installed, [step])
+        steps = _replaced(o.steps, [installed.name], [step])
         return Option(title, steps, max(o.weight, WEIGHT_IN_ENV), o.resolves, o.notes, o.driver_upgrade, pick)
     row = c.release
     name = env_name(row)
@@ -109,7 +109,7 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
             Step("conda", f"{made} the {'official ' if py is not None else ''}conda packages", tuple(create)),
             Step("conda", "activate it", ("conda", "activate", name)),
         ]
-        steps = _replaced(o.steps, installed, steps)
+        steps = _replaced(o.steps, [installed.name], steps)
         needs = f"its conda build needs CUDA {rec.cuda}" if rec.cuda else "its conda build is the CPU one"
         why = f"{needs}, and this environment holds {held}: one conda environment holds one CUDA"
     else:
@@ -162,12 +162,34 @@ def _beside(o: Option, runtime: Runtime) -> Option:
     return Option(title, steps, max(o.weight, WEIGHT_NEW_ENV), o.resolves, o.notes, o.driver_upgrade, c)
 
 
-def _replaced(steps: Sequence[Step], installed: InstalledPackage, by: list[Step]) -> list[Step]:
-    """``steps`` with the pip steps that install the framework replaced by ``by`` (where the first stood); the others
-    (a module to load, a driver, cuDNN put on the library path) stay."""
+def as_conda_line(o: Option) -> Option:
+    """An option as a conda line of an environment file takes it: its pip install of the framework as the conda
+    install of the same build, from its conda recipe (a channel's own build, PyTorch's channel); where conda has no
+    package of that build, the pip install stays, said to belong in the file's ``pip:`` section."""
+    from .plan import Option
+
+    c = o.candidate
+    if c is None:
+        return o
+    pips = [s for s in o.steps if s.kind == "pip" and any(_installs(s, n) for n in c.release.names)]
+    rec = c.release.recipe(c.cuda, kind="conda")
+    if not pips:
+        return o
+    if rec is None:
+        title = f"{o.title} (conda has no package of this build: pip installs it, from the file's pip: section)"
+        return Option(title, o.steps, o.weight, o.resolves, o.notes, o.driver_upgrade, c)
+    argv = ("conda", "install", "-y", *_channels(rec), *_packages(rec, c, None))
+    step = Step("conda", f"install {c.release.package} {c.release.version} with conda", argv)
+    steps = _replaced(o.steps, c.release.names, [step])
+    return Option(o.title, steps, o.weight, o.resolves, o.notes, o.driver_upgrade, c)
+
+
+def _replaced(steps: Sequence[Step], names: Sequence[str], by: list[Step]) -> list[Step]:
+    """``steps`` with the pip steps that install the framework (any of ``names``) replaced by ``by`` (where the first
+    stood); the others (a module to load, a driver, cuDNN put on the library path) stay."""
     out: list[Step] = []
     for s in steps:
-        if s.kind == "pip" and _installs(s, installed.name):
+        if s.kind == "pip" and any(_installs(s, n) for n in names):
             out.extend(by)
             by = []
         else:
