@@ -459,3 +459,34 @@ def test_the_fix_of_a_conda_line_is_a_conda_install(run_cli: Run, tmp_path: Path
     rc, report = check_env(run_cli, tmp_path, ["python=3.11", "pytorch=2.8.0"], "--driver", "470.82.01")
     for f in (f for f in report["findings"] if f["severity"] == "error" and "pip install" in f["fix"]):
         assert "pip: section" in f["fix"], f
+
+
+# ------------------------------------------------------------ which build conda picks: the __cuda filter
+
+# conda injects the __cuda virtual package, "Maximum version of CUDA supported by the display driver" (conda docs,
+# Managing virtual packages); cudatoolkit X.Y constrains __cuda >=X.Y (conda-forge's recipe; Anaconda's through
+# AnacondaRecipes/repodata-hotfixes main.py), conda-forge's cuda-version X.Y constrains __cuda >=X. Of the builds left,
+# the newest version, then the variant whose CUDA dependency selects the newest version (mamba's package resolution)
+
+
+def test_conda_picks_the_newest_cuda_build_the_drivers_cuda_admits(run_cli: Run, tmp_path: Path) -> None:
+    # conda-forge's tensorflow 2.7.0: builds for CUDA 10.2, 11.0, 11.1 and 11.2. Driver 460.32.03 gives __cuda 11.2:
+    # conda installs the 11.2 build. Before: "tensorflow 2.7.0 for CUDA 11.0" (the matrix's first of the major)
+    _, report = _forge_env(run_cli, tmp_path, ["python=3.9", "tensorflow=2.7.0"], "--driver", "460.32.03")
+    assert checked(report) == ["tensorflow 2.7.0 for CUDA 11.2"], report
+    _, report = _forge_env(run_cli, tmp_path, ["python=3.9", "tensorflow=2.7.0"], "--driver", "455.23.05")
+    assert checked(report) == ["tensorflow 2.7.0 for CUDA 11.1"], report  # __cuda 11.1: the 11.2 build is filtered
+
+
+def test_no_build_the_drivers_cuda_admits_is_an_error(run_cli: Run, tmp_path: Path) -> None:
+    # jaxlib 0.4.23 on conda-forge: CUDA 11.8 (cudatoolkit 11.8: __cuda >=11.8) and 12.0 (cuda-version 12: __cuda >=12)
+    # builds. Driver 470.82.01 gives __cuda 11.4: conda installs neither, though the 11.8 build would run there
+    # through minor-version compatibility. Before: one warning, that compatibility
+    rc, report = _forge_env(run_cli, tmp_path, ["python=3.11", "jaxlib=0.4.23"], "--driver", "470.82.01")
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert rc == 1 and f["line"] == 5, report["findings"]
+    assert "__cuda" in f["message"] and "11.4" in f["message"] and "11.8" in f["message"], f["message"]
+    assert f["fix"].startswith("a driver that supports CUDA 11.8") and "conda install -" not in f["fix"], f["fix"]
+    # a driver whose __cuda admits the 11.8 build (520.61.05 gives 11.8): no error
+    rc, report = _forge_env(run_cli, tmp_path, ["python=3.11", "jaxlib=0.4.23"], "--driver", "520.61.05")
+    assert checked(report) == ["jax 0.4.23 for CUDA 11.8"] and rc == 0, report["findings"]

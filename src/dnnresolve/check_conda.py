@@ -167,7 +167,8 @@ def _select_own(pin: Pin, requirements: Sequence[LocatedRequirement], matrix: Ma
 
 def own_candidates(pin: Pin, runtime: Runtime, matrix: Matrix) -> list[Candidate] | None:
     """The candidates of a line of a channel's own builds (``own_builds``), each judged as that build: its CUDA, the
-    cuDNN its recipe names, both brought by conda (no system toolkit needed); None for other lines."""
+    cuDNN its recipe names, both brought by conda (no system toolkit needed), the one conda picks for the target's
+    driver first (``conda_builds.candidates``). None for other lines."""
     found = own_builds(pin, matrix)
     return candidates(found, runtime, matrix) if found else None
 
