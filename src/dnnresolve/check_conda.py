@@ -31,7 +31,7 @@ from .model import FrameworkRelease, InstallRecipe
 from .pkgname import canonicalize_name
 from .records import replace
 from .solve import solve_requirement
-from .solve.results import Candidate
+from .solve.results import Candidate, RequirementResult
 from .sources.interface import LocatedRequirement
 from .versions import CudaVersion, VersionError, parse_conda_build
 
@@ -171,6 +171,22 @@ def own_candidates(pin: Pin, runtime: Runtime, matrix: Matrix) -> list[Candidate
     driver first (``conda_builds.candidates``). None for other lines."""
     found = own_builds(pin, matrix)
     return candidates(found, runtime, matrix) if found else None
+
+
+def pin_result(pin: Pin, runtime: Runtime, matrix: Matrix) -> RequirementResult:
+    """The solver's verdict on one line, narrowed to what it installs: a channel's own builds (``own_candidates``),
+    the CUDA build its tag, index, build string or environment selects (``pin.variant``), or the CPU build."""
+    result = solve_requirement(pin.requirement, runtime, matrix)
+    own = own_candidates(pin, runtime, matrix)  # a channel's own builds, not the wheels (Anaconda's TensorFlow)
+    if own is not None:
+        result.candidates, result.build_named = own, True
+    if pin.variant is not None:
+        variant = pin.variant  # a whole major (jaxlib's +cuda12.cudnn89) takes any build of it
+        result.candidates = [c for c in result.candidates if c.cuda is not None and variant.names_build(c.cuda)]
+    elif pin.cpu:
+        result.candidates = [c for c in result.candidates if c.cuda is None]
+    result.build_named = result.build_named or pin.variant is not None or pin.cpu
+    return result
 
 
 def build_cudas(pin: Pin, matrix: Matrix) -> list[CudaVersion]:

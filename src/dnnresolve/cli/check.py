@@ -20,11 +20,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     pip_index.apply(sources, pip_index.pip_context())  # what `pip install -r` here reads besides the file
     matrix = matrix_for(args)
     if args.fleet:
-        from ..fleet.requirements import framework_requirements
+        from ..fleet.requirements import framework_requirements, plan_lines
         from .fleet import fleet_answer
 
-        requirements = framework_requirements(sources, matrix)
-        return fleet_answer(args, ", ".join(str(r) for r in requirements), requirements, matrix)
+        lines = framework_requirements(sources, matrix)
+        return fleet_answer(args, lines.label, lambda rt: plan_lines(lines, rt, matrix))
     report = check_sources(sources, check_target(args, sources, matrix), matrix)
     render.emit(report, as_json=args.json, fmt=args.format)
     return report.exit_status(args.strict)
