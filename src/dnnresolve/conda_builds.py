@@ -7,10 +7,10 @@ no I/O.
 The matrix records them as conda recipes of the release's row naming that channel first and pinning the release
 (``tensorflow-gpu==2.4.1``, ``cudatoolkit=10.1``, ``cudnn=7.6``); each brings its CUDA and cuDNN as conda packages.
 
-Which build conda installs (``conda_pick``). conda injects the ``__cuda`` virtual package, the "maximum version of
-CUDA supported by the display driver" (``VIRTUAL_SOURCE``), and a build installs only where ``__cuda`` meets what
-its CUDA packages constrain: ``cudatoolkit`` X.Y constrains ``__cuda >=X.Y`` (conda-forge's recipe,
-``CUDATOOLKIT_SOURCE``; Anaconda's by its repodata hotfix, ``ANACONDA_SOURCE``), so a build before CUDA 12 needs
+Which build conda installs (``candidates`` orders them so). conda injects the ``__cuda`` virtual package, the
+"maximum version of CUDA supported by the display driver" (``VIRTUAL_SOURCE``), and a build installs only where
+``__cuda`` meets what its CUDA packages constrain: ``cudatoolkit`` X.Y constrains ``__cuda >=X.Y`` (conda-forge's
+recipe, ``CUDATOOLKIT_SOURCE``; Anaconda's by its repodata hotfix, ``ANACONDA_SOURCE``), so a build before CUDA 12 needs
 ``__cuda`` of at least its own series (one from 11.2 takes ``cudatoolkit >=X.Y,<X+1``, whose lowest is its own);
 conda-forge's CUDA 12 and later builds come with ``cuda-version`` X.Y, which constrains ``__cuda >=X`` only
 (``CUDA_VERSION_SOURCE``). Of the builds left, conda takes the newest version (``CHANNELS_SOURCE``: channel, version,
@@ -149,7 +149,7 @@ def candidates(found: list[Build], runtime: Runtime, matrix: Matrix) -> list[Can
             )
             checks.append(Check("conda", Status.FAIL, reason, f"__cuda >= {floor}", f"__cuda {have}", source))
         out.append(Candidate(build, cuda, checks))
-    # conda's order (``conda_pick``): a requirement's best build, of those that fail alike, is the first
+    # conda's order: of the builds that fail alike, a requirement's best is the first
     out.sort(key=lambda c: (c.release.version, c.cuda or CudaVersion((0, 0))), reverse=True)
     return out
 
@@ -168,13 +168,6 @@ def virtual_cuda(runtime: Runtime, matrix: Matrix) -> CudaVersion | None:
     if runtime.driver is None:
         return None
     return matrix.driver_table(runtime.os).newest_cuda_for(runtime.driver)
-
-
-def conda_pick(cands: list[Candidate]) -> Candidate | None:
-    """The build conda installs of these (a line that names no build and no CUDA): of those ``__cuda`` admits, the
-    newest version, then the newest CUDA; None where it admits none."""
-    admitted = [c for c in cands if not any(k.component == "conda" and k.status is Status.FAIL for k in c.checks)]
-    return max(admitted, key=lambda c: (c.release.version, c.cuda or CudaVersion((0, 0)))) if admitted else None
 
 
 def virtual_cuda_fix(check: Check, runtime: Runtime, matrix: Matrix) -> str:
