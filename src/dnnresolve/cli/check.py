@@ -20,11 +20,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         sources = read_paths(args.files or ["."], on_progress=progress, stage=args.stage or "")
     matrix = matrix_for(args)
     if args.fleet:
-        from ..fleet.requirements import framework_requirements
+        from ..fleet.requirements import framework_requirements, plan_lines
         from .fleet import fleet_answer
 
-        requirements = framework_requirements(sources, matrix)
-        return fleet_answer(args, ", ".join(str(r) for r in requirements), requirements, matrix)
+        lines = framework_requirements(sources, matrix)
+        return fleet_answer(args, lines.label, lambda rt: plan_lines(lines, rt, matrix))
     target = check_target(args, sources, matrix)
     # what `pip install -r` reads besides the file: the target's pip configuration where its profile records it
     recorded = target.pip if target is not None else None
