@@ -45,8 +45,8 @@ ISSUE_FAMILIES = (
 # Recall of explain on main when the corpus last grew (percent); a change to explain may raise these, never
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
-    "tune": {"kind_recall": 96.7, "version_recall": 95.8},
-    "heldback": {"kind_recall": 89.6, "version_recall": 81.7},
+    "tune": {"kind_recall": 96.1, "version_recall": 95.9},
+    "heldback": {"kind_recall": 89.0, "version_recall": 82.3},
 }
 
 
