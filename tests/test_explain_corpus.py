@@ -46,7 +46,7 @@ ISSUE_FAMILIES = (
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
     "tune": {"kind_recall": 93.1, "version_recall": 94.5},
-    "heldback": {"kind_recall": 86.5, "version_recall": 80.3},
+    "heldback": {"kind_recall": 86.6, "version_recall": 80.5},
 }
 
 
