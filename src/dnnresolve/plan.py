@@ -18,6 +18,7 @@ from .plan_options import (
     WEIGHT_NOTHING,
     fixes_for_release,
     install_option,
+    other_forms,
     other_release_options,
     other_variants,
     plain_form,
@@ -84,6 +85,7 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
         kept = {c.component for c in keep.failures}
         options.extend(fixes_for_release(keep, runtime, matrix, kept, _installed_is(r, keep), upgrade))
         options.extend(plain_form(best, runtime, matrix))
+        options.extend(other_forms(best, runtime, matrix))
         options.extend(other_variants(r, best, runtime))
         options.extend(other_release_options(r, runtime, matrix))
     options = in_conda_env(r, options, runtime)

@@ -10,7 +10,7 @@ from .compat import MINOR_VERSION_COMPAT
 from .driver_levels import DRIVER_BOUND, DriverUpgrade
 from .machine import Runtime
 from .matrix import Matrix
-from .other_releases import WHOLE, other_releases
+from .other_releases import WHOLE, caveats, other_releases
 from .plansteps import (
     env_name,
     env_python,
@@ -230,6 +230,40 @@ def other_variants(r: RequirementResult, best: Candidate, runtime: Runtime) -> l
                 c, runtime, f"use the CUDA {c.cuda} build of {c.release.package} {c.release.version}", WEIGHT_VARIANT
             )
         )
+    return out[:2]
+
+
+def other_forms(best: Candidate, runtime: Runtime, matrix: Matrix) -> list[Option]:
+    """The release asked in another form its extras name, where the asked form cannot run (``jax[cuda12]==0.11.1``
+    for ``jax[cuda13]==0.11.1`` on a GPU CUDA 13 no longer builds for): each other GPU form with a build that runs
+    here, the newest CUDA first, as an option of its own (as ``other_variants`` offers torch's other CUDA builds)."""
+    row = best.release
+    if not row.form:  # asked without extras: the row's own variants are the candidates already
+        return []
+    # only where the GPU or the driver stands against the asked form: a system library it loads can be fixed in it
+    if not {c.component for c in best.failures} & {"compute_capability", "cudnn_gpu", "driver"}:
+        return []
+    whole = next((x for x in matrix.releases(row.package) if x.row == row.row), row).for_version(row.version)
+    forms = {rec.extras for rec in whole.install if rec.kind == "pip" and rec.cuda and rec.extras}
+    out = []
+    for form in sorted(forms - {row.form}, key=sorted):
+        shaped = whole.with_extras(form)
+        for cuda in sorted(shaped.cuda, reverse=True):
+            cand = Candidate(shaped, cuda, evaluate(shaped, cuda, runtime, matrix))
+            # (a form that loads the system's CUDA or cuDNN is offered only where the system's are known to fit)
+            unknown = any(c.component in ("cuda", "cudnn") and c.status is Status.UNKNOWN for c in cand.checks)
+            if not cand.ok or unknown:
+                continue
+            title = f"use the CUDA {cuda} build of {row.package} {row.version}, {row.package}[{','.join(sorted(form))}]"
+            title += ": it runs with what this machine has"
+            said = caveats(cand, runtime, matrix)
+            if said:
+                title += ", " + " and ".join(said)
+            warned = [c for c in cand.checks if c.status is Status.WARN and not c.gap]
+            option = install_option(cand, runtime, title, WEIGHT_VARIANT)
+            option.notes = [c.reason for c in warned]
+            out.append(option)
+            break
     return out[:2]
 
 

@@ -222,3 +222,15 @@ def test_an_option_whose_pin_keeps_cudnn_does_not_say_cudnn_is_turned_off(run_cl
     first = " ".join(_option_blocks(r.stdout)[0].split())
     assert "'nvidia-cudnn-cu12<9.11'" in first, first
     assert "turned off" not in first and "with nvidia-cudnn-cu12<9.11 beside it, whose cuDNN supports sm_70" in first
+
+
+def test_the_release_asked_is_offered_in_its_other_form_that_runs(run_cli: RunCli) -> None:
+    # jax[cuda13]==0.11.1 cannot run on sm_70 (CUDA 13 builds for 7.5 and newer); the same release as jax[cuda12],
+    # with the cuDNN wheel held below 9.11, does. Only other releases were offered.
+    args = ("--no-detect", "--driver", "580.65.06", "--gpu", "7.0", "--python", "3.12")
+    r = run_cli("plan", "jax[cuda13]==0.11.1", *args)
+    blocks = [" ".join(b.split()) for b in _option_blocks(r.stdout)]
+    assert blocks[0].startswith("1. use the CUDA 12.9 build of jax 0.11.1, jax[cuda12]: it runs"), blocks[0]
+    assert "python -m pip install 'jax[cuda12]==0.11.1' 'nvidia-cudnn-cu12<9.11'" in blocks[0]
+    # the form that loads the system's CUDA and cuDNN is not offered where those are not known
+    assert not any("jax[cuda12-local]" in b for b in blocks), blocks
