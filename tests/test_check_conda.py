@@ -539,3 +539,21 @@ def test_every_recorded_python_of_an_own_build_is_in_the_matrix() -> None:
             seen += 1
             unrecorded += not want
     assert (seen, unrecorded) == (116, 4)
+
+
+def test_a_range_is_the_newest_release_whose_build_the_drivers_cuda_admits(run_cli: Run, tmp_path: Path) -> None:
+    # driver 410.48 gives __cuda 10.0: Anaconda's tensorflow-gpu 2.1.0-2.4.1 are cudatoolkit 10.1 builds (they ask
+    # __cuda >= 10.1), 2.0.0 has a 10.0 one; conda falls back to it. Before: "checked: tensorflow 2.4.1 for CUDA 10.1"
+    # and the fix "pin an exact version, e.g. tensorflow-gpu==2.4.1", a release conda does not install there
+    deps = ["python=3.7", "tensorflow-gpu>=2.0,<2.5"]
+    rc, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "410.48", "--gpu", "V100")
+    assert checked(report) == ["tensorflow-gpu 2.0.0 for CUDA 10.0"], report
+    [f] = [f for f in report["findings"] if f["rule"] == "unpinned"]
+    assert f["fix"] == "pin an exact version, e.g. tensorflow-gpu==2.0.0"
+    assert "conda installs tensorflow-gpu 2.0.0" in f["message"] and "__cuda 10.0" in f["message"], f
+    assert "2.1.0" in f["message"] and "2.4.1" in f["message"] and "__cuda >= 10.1" in f["message"], f
+    assert rc == 0 and not [f for f in report["findings"] if f["severity"] == "error"]
+    # a driver whose __cuda admits the newest: that one, and nothing said of a fallback
+    _, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "418.87.01", "--gpu", "V100")
+    assert checked(report) == ["tensorflow 2.4.1 for CUDA 10.1"]
+    assert not any("conda installs" in f["message"] for f in report["findings"])

@@ -153,7 +153,33 @@ def candidates(found: list[Build], runtime: Runtime, matrix: Matrix) -> list[Can
         out.append(Candidate(build, cuda, checks))
     # conda's order: of the builds that fail alike, a requirement's best is the first
     out.sort(key=lambda c: (c.release.version, c.cuda or CudaVersion((0, 0))), reverse=True)
-    return out
+    return _fallback(out, have)
+
+
+def _fallback(out: list[Candidate], have: CudaVersion | None) -> list[Candidate]:
+    """conda's pick of a range where ``__cuda`` drops the builds of its newest versions: the newest version with a
+    build ``__cuda`` admits, whose candidates say so (an "ok" conda check); the versions above it go, since conda
+    installs none of them. ``out`` itself where the newest has such a build, or none has."""
+    admitted = [c for c in out if c.check("conda") is None]
+    if have is None or not admitted or admitted[0].release.version == out[0].release.version:
+        return out
+    pick = admitted[0].release.version
+    dropped = [c for c in out if c.release.version > pick]
+    skipped = sorted({c.release.version for c in dropped})
+    held = [k for c in dropped if (k := c.check("conda")) is not None]  # each of them: no admitted build
+    asked = sorted({k.needed for k in held})
+    rec = dropped[0].release.install[0]
+    names = ", ".join(str(v) for v in skipped)
+    reason = (
+        f"conda installs {conda_name(rec)} {pick}, the newest release allowed whose {rec.channels[0]} build the "
+        f"driver's __cuda {have} admits: the builds of {names} ask for {' or '.join(asked)}"
+    )
+    source = held[0].source
+    kept = [c for c in out if c.release.version <= pick]
+    for c in kept:
+        if c.release.version == pick and c.check("conda") is None:
+            c.checks.append(Check("conda", Status.OK, reason, " or ".join(asked), f"__cuda {have}", source))
+    return kept
 
 
 def _python_of(check: Check, build: FrameworkRelease, rec: InstallRecipe) -> Check:
