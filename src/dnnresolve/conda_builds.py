@@ -167,7 +167,7 @@ def _fallback(out: list[Candidate], have: CudaVersion | None) -> list[Candidate]
     dropped = [c for c in out if c.release.version > pick]
     skipped = sorted({c.release.version for c in dropped})
     held = [k for c in dropped if (k := c.check("conda")) is not None]  # each of them: no admitted build
-    asked = sorted({k.needed for k in held})
+    asked = sorted({k.needed for k in held}, key=lambda n: CudaVersion.parse(n.rsplit(" ", 1)[-1]))
     rec = dropped[0].release.install[0]
     names = ", ".join(str(v) for v in skipped)
     reason = (
