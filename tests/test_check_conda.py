@@ -490,3 +490,70 @@ def test_no_build_the_drivers_cuda_admits_is_an_error(run_cli: Run, tmp_path: Pa
     # a driver whose __cuda admits the 11.8 build (520.61.05 gives 11.8): no error
     rc, report = _forge_env(run_cli, tmp_path, ["python=3.11", "jaxlib=0.4.23"], "--driver", "520.61.05")
     assert checked(report) == ["jax 0.4.23 for CUDA 11.8"] and rc == 0, report["findings"]
+
+
+# the Pythons each own build was made for (tests/data/anaconda_tensorflow_gpu.json: the tensorflow-base build strings
+# the metapackage's config lists, gpu_py27/py36/py37 for 1.15.0; tests/data/conda_forge_tensorflow_jaxlib.json: the
+# python of each .ci_support config, 3.9-3.11 for tensorflow 2.15.0's CUDA 12.0 build)
+
+
+def test_a_python_pin_no_build_of_the_release_has_is_an_error(run_cli: Run, tmp_path: Path) -> None:
+    # before: "checked: tensorflow-gpu 1.15.0 for CUDA 10.0 ok", the build "not tied to a Python version"
+    rc, report = _defaults_env(run_cli, tmp_path, ["python=3.8", "tensorflow-gpu=1.15.0"], "--driver", "440.33.01")
+    assert rc == 1
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["line"] == 5 and "Python 3.8" in f["message"] and "2.7, 3.6, 3.7" in f["message"], f
+    assert "AnacondaRecipes/tensorflow_recipes" in f["source"]
+    rc, report = _defaults_env(run_cli, tmp_path, ["python=3.7", "tensorflow-gpu=1.15.0"], "--driver", "440.33.01")
+    assert rc == 0 and not [f for f in report["findings"] if f["severity"] == "error"], report["findings"]
+    cases = [("3.12", 1), ("3.11", 0)]
+    for python, want in cases:
+        rc, report = _forge_env(
+            run_cli, tmp_path, [f"python={python}", "tensorflow=2.15.0"], "--driver", "535.54.03", "--gpu", "A100"
+        )
+        errors = [f["message"] for f in report["findings"] if f["severity"] == "error"]
+        assert rc == want, (python, report["findings"])
+        assert all(f"Python {python}" in m and "3.9, 3.10, 3.11" in m for m in errors) and len(errors) == want
+
+
+def test_every_recorded_python_of_an_own_build_is_in_the_matrix() -> None:
+    """The recipes of the matrix carry the Pythons recorded for each build, and a build without recorded Pythons is
+    one the sources name none for (Anaconda's 2.3.0-2.5.0)."""
+    from dnnresolve.conda_builds import build_version, conda_name, is_own_build
+    from dnnresolve.matrix import load_matrix
+
+    tf = json.loads(TF_BUILDS.read_text())["releases"]
+    forge = json.loads(FORGE_BUILDS.read_text())["feedstocks"]
+    seen = unrecorded = 0
+    for row in load_matrix().frameworks:
+        for rec in row.install:
+            if not is_own_build(rec):
+                continue
+            version = build_version(rec)
+            if rec.channels[0] == "defaults":
+                [build] = [b for b in tf[version]["linux_64"] if b["cuda"] == rec.cuda]
+                want = build.get("python", [])
+            else:
+                want = forge[conda_name(rec)]["releases"][version]["python"][rec.cuda]
+            assert list(rec.python) == want, (rec.packages, rec.python, want)
+            seen += 1
+            unrecorded += not want
+    assert (seen, unrecorded) == (116, 4)
+
+
+def test_a_range_is_the_newest_release_whose_build_the_drivers_cuda_admits(run_cli: Run, tmp_path: Path) -> None:
+    # driver 410.48 gives __cuda 10.0: Anaconda's tensorflow-gpu 2.1.0-2.4.1 are cudatoolkit 10.1 builds (they ask
+    # __cuda >= 10.1), 2.0.0 has a 10.0 one; conda falls back to it. Before: "checked: tensorflow 2.4.1 for CUDA 10.1"
+    # and the fix "pin an exact version, e.g. tensorflow-gpu==2.4.1", a release conda does not install there
+    deps = ["python=3.7", "tensorflow-gpu>=2.0,<2.5"]
+    rc, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "410.48", "--gpu", "V100")
+    assert checked(report) == ["tensorflow-gpu 2.0.0 for CUDA 10.0"], report
+    [f] = [f for f in report["findings"] if f["rule"] == "unpinned"]
+    assert f["fix"] == "pin an exact version, e.g. tensorflow-gpu==2.0.0"
+    assert "conda installs tensorflow-gpu 2.0.0" in f["message"] and "__cuda 10.0" in f["message"], f
+    assert "2.1.0" in f["message"] and "2.4.1" in f["message"] and "__cuda >= 10.1" in f["message"], f
+    assert rc == 0 and not [f for f in report["findings"] if f["severity"] == "error"]
+    # a driver whose __cuda admits the newest: that one, and nothing said of a fallback
+    _, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "418.87.01", "--gpu", "V100")
+    assert checked(report) == ["tensorflow 2.4.1 for CUDA 10.1"]
+    assert not any("conda installs" in f["message"] for f in report["findings"])

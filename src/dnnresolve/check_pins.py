@@ -308,4 +308,7 @@ def _unpinned(pin: Pin, result: RequirementResult) -> list[Fact]:
     newest = result.best.release.version if result.best else None
     fix = f"pin an exact version, e.g. {pin.package}=={newest}" if newest else "pin an exact version"
     message = f"{pin.package} has {how}: which release, and which CUDA it needs, depends on the day it is installed"
+    held = result.best.check("conda") if result.best else None
+    if held is not None and held.status is Status.OK:  # conda's fallback below the newest (conda_builds)
+        message += f"; here {held.reason}"
     return [(Severity.WARNING, "unpinned", message, fix, "")]

@@ -31,7 +31,7 @@ from .model import FrameworkRelease, InstallRecipe
 from .records import replace
 from .solve.checks import evaluate
 from .solve.results import Candidate, Check, Status
-from .versions import CudaVersion, CudnnVersion
+from .versions import CudaVersion, CudnnVersion, PythonVersion
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -102,7 +102,8 @@ def by_channel(matrix: Matrix, package: str, spec: SpecifierSet, name: str = "")
 
 def as_conda_build(row: FrameworkRelease, rec: InstallRecipe) -> FrameworkRelease:
     """A row as one of a channel's own builds: that release, that CUDA, the cuDNN its recipe names (``cudnn=7.6``),
-    CUDA and cuDNN both conda packages of the environment; its GPU code and Pythons are not the wheels' (unknown)."""
+    CUDA and cuDNN both conda packages of the environment, the Pythons its recipe names (the channel's, not the
+    wheels'; none where the sources name none); its GPU code is not the wheels' (unknown)."""
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 
@@ -112,7 +113,8 @@ def as_conda_build(row: FrameworkRelease, rec: InstallRecipe) -> FrameworkReleas
         row,
         version=Version(version) if version else row.version,
         covers=SpecifierSet(f"=={version}") if version else row.covers,
-        python=(),  # the channel's Pythons of it are not recorded: not the wheels'
+        python=tuple(PythonVersion.parse(p) for p in rec.python),
+        wheels_any_python=False,
         cuda=(CudaVersion.parse(rec.cuda),),
         cuda_default=None,
         cudnn=tuple(CudnnVersion.parse(c) for c in cudnn) or row.cudnn,
@@ -135,7 +137,7 @@ def candidates(found: list[Build], runtime: Runtime, matrix: Matrix) -> list[Can
     for row, rec in found:
         build = as_conda_build(row, rec)
         cuda = CudaVersion.parse(rec.cuda)
-        checks = evaluate(build, cuda, runtime, matrix)
+        checks = [_python_of(k, build, rec) for k in evaluate(build, cuda, runtime, matrix)]
         floor = cuda_floor(rec)
         if have is not None and have < floor:
             by = "cuda-version" if floor.major >= 12 else "cudatoolkit"
@@ -151,7 +153,51 @@ def candidates(found: list[Build], runtime: Runtime, matrix: Matrix) -> list[Can
         out.append(Candidate(build, cuda, checks))
     # conda's order: of the builds that fail alike, a requirement's best is the first
     out.sort(key=lambda c: (c.release.version, c.cuda or CudaVersion((0, 0))), reverse=True)
-    return out
+    return _fallback(out, have)
+
+
+def _fallback(out: list[Candidate], have: CudaVersion | None) -> list[Candidate]:
+    """conda's pick of a range where ``__cuda`` drops the builds of its newest versions: the newest version with a
+    build ``__cuda`` admits, whose candidates say so (an "ok" conda check); the versions above it go, since conda
+    installs none of them. ``out`` itself where the newest has such a build, or none has."""
+    admitted = [c for c in out if c.check("conda") is None]
+    if have is None or not admitted or admitted[0].release.version == out[0].release.version:
+        return out
+    pick = admitted[0].release.version
+    dropped = [c for c in out if c.release.version > pick]
+    skipped = sorted({c.release.version for c in dropped})
+    held = [k for c in dropped if (k := c.check("conda")) is not None]  # each of them: no admitted build
+    asked = sorted({k.needed for k in held}, key=lambda n: CudaVersion.parse(n.rsplit(" ", 1)[-1]))
+    rec = dropped[0].release.install[0]
+    names = ", ".join(str(v) for v in skipped)
+    reason = (
+        f"conda installs {conda_name(rec)} {pick}, the newest release allowed whose {rec.channels[0]} build the "
+        f"driver's __cuda {have} admits: the builds of {names} ask for {' or '.join(asked)}"
+    )
+    source = held[0].source
+    kept = [c for c in out if c.release.version <= pick]
+    for c in kept:
+        if c.release.version == pick and c.check("conda") is None:
+            c.checks.append(Check("conda", Status.OK, reason, " or ".join(asked), f"__cuda {have}", source))
+    return kept
+
+
+def _python_of(check: Check, build: FrameworkRelease, rec: InstallRecipe) -> Check:
+    """The "python" check said of the channel's builds, not of wheels: conda installs a build made for the
+    environment's Python only."""
+    if check.component != "python" or check.status is Status.UNKNOWN:
+        return check
+    what = f"the {rec.channels[0]} channel's CUDA {rec.cuda} build of {conda_name(rec)} {build_version(rec)}"
+    if not build.python:
+        reason = f"{what}: the Pythons it was made for are not recorded; {check.found} not checked"
+        return replace(check, status=Status.OK, reason=reason, source=build.source)
+    if check.status is Status.FAIL:
+        reason = (
+            f"conda installs no such build into an environment of Python {check.found}: {what} was made for "
+            f"Python {check.needed} only"
+        )
+        return replace(check, reason=reason, source=build.source)
+    return replace(check, reason=f"{what} was made for Python {check.found}", source=build.source)
 
 
 def cuda_floor(rec: InstallRecipe) -> CudaVersion:

@@ -101,7 +101,7 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
     py = _python(row, rec, runtime)
     create = ["conda", "create", "-y", "-n", name]
     if rec is not None:
-        # a channel's own build whose Pythons are not recorded: conda picks a Python its build has
+        # a channel's own build whose Pythons no source names: no pin, conda picks a Python its build has
         python = [f"python={py}"] if py is not None else []
         made = "create a conda environment with" + (f" Python {py} and" if py is not None else "")
         create += [*_channels(rec), *python, *_packages(rec, c, None)]
@@ -252,8 +252,8 @@ def _python_fits(rec: InstallRecipe, runtime: Runtime) -> bool:
 
 
 def _python(row: FrameworkRelease, rec: InstallRecipe | None, runtime: Runtime) -> PythonVersion | None:
-    """The new environment's Python: the recipe's own list where it states one, else the row's (``env_python``);
-    None for a channel's own build (``conda_builds``), whose Pythons are not recorded."""
+    """The new environment's Python: the recipe's own list where it states one (a channel's own build: the Pythons
+    it was made for), else the row's (``env_python``); None where neither names any."""
     if rec is not None and not rec.python and not row.python:
         return None
     if rec is not None and rec.python:

@@ -227,3 +227,19 @@ def test_check_an_environment_file_against_a_fleet(tmp_path: Path, run_cli: Run)
     assert steps == [
         ["conda", "install", "-y", "-c", "defaults", "tensorflow-gpu==2.4.1", "cudatoolkit=10.1", "cudnn=7.6"]
     ]
+
+
+def test_pip_lines_of_an_environment_file_are_planned_on_its_python(tmp_path: Path, run_cli: Run) -> None:
+    # the file's `pip:` lines install into the environment it creates, whose Python is its python=3.10 pin, not the
+    # node's 3.11. Before: torch 1.12.1 (wheels for 3.7-3.10) was planned on Python 3.11, "no wheels for Python 3.11"
+    fleet = write_fleet(tmp_path / "fleet", {"g1": (["gpu"], a100())})
+    (tmp_path / "environment.yml").write_text(
+        "channels:\n  - defaults\ndependencies:\n  - python=3.10\n  - pip\n  - pip:\n    - torch==1.12.1\n"
+    )
+    done = run_cli("check", "environment.yml", "--fleet", str(fleet), "--json")
+    answer = json.loads(done.stdout)
+    [group] = answer["groups"]
+    [req] = group["plan"]["requirements"]
+    python = [c for c in req["checks"] if c["component"] == "python"]
+    assert [(c["status"], c["found"]) for c in python] == [("ok", "3.10")], python
+    assert group["verdict"] == "installable" and done.returncode == 1, (group["verdict"], done.stderr)  # not ready

@@ -357,13 +357,31 @@ def test_anacondas_build_for_the_environments_cuda_installs_into_it(run_cli, tmp
 def test_anacondas_build_of_another_cuda_is_a_new_environment_of_conda_packages(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # tensorflow-gpu 1.13.1: Anaconda built it for CUDA 9.0, 9.2 and 10.0 (cudnn 7.3), none of which cudatoolkit 10.1
     # takes. Before: a CUDA 10.0 runfile and a cuDNN 7.6.5 download by hand, then `conda create`, which brings both
+    # The new environment pins a Python the build was made for (the metapackage's config lists gpu_py27, py36 and
+    # py37 builds): the environment's own 3.6. Before, no python= pin: conda picked one
     root = tf_env(tmp_path)
     plan = _tf_plan(run_cli, root, "tensorflow-gpu==1.13.1")
     first = _steps(plan)[0]
     assert first == [
-        ["conda", "create", "-y", "-n", "tensorflow-gpu-1.13.1", "-c", "defaults", "tensorflow-gpu==1.13.1",
-         "cudatoolkit=10.0", "cudnn=7.3"],
+        ["conda", "create", "-y", "-n", "tensorflow-gpu-1.13.1", "-c", "defaults", "python=3.6",
+         "tensorflow-gpu==1.13.1", "cudatoolkit=10.0", "cudnn=7.3"],
         ["conda", "activate", "tensorflow-gpu-1.13.1"],
     ]  # fmt: skip
     for option in _steps(plan):  # nothing by hand: conda brings CUDA and cuDNN
         assert all(argv[:1] == ["conda"] for argv in option), option
+
+
+def test_a_range_plans_the_release_conda_falls_back_to(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # driver 410.48 gives __cuda 10.0: of tensorflow-gpu 2.0-2.4, conda installs 2.0.0 (its CUDA 10.0 build), since
+    # the builds of 2.1.0-2.4.1 are cudatoolkit 10.1 ones. Before: the plan was for 2.4.1, which conda does not install
+    root = tf_env(tmp_path)
+    out = run_cli(
+        "plan", "tensorflow-gpu>=2.0,<2.5", "--root", str(root), "--gpu", "V100", "--driver", "410.48", "--json",
+        env=_env(),
+    )  # fmt: skip
+    req = json.loads(out.stdout)["requirements"][0]
+    assert req["release"] == "2.0.0", req["release"]
+    assert _steps(json.loads(out.stdout))[0][0] == [
+        "conda", "create", "-y", "-n", "tensorflow-gpu-2.0.0", "-c", "defaults", "python=3.6", "tensorflow-gpu==2.0.0",
+        "cudatoolkit=10.0", "cudnn=7.6",
+    ]  # fmt: skip

@@ -1,7 +1,9 @@
 """What ``check FILE --fleet DIR`` plans on each group of nodes: the framework lines of the files that name a
 framework the matrix knows, each distinct one once, in file order. No I/O (the files are read already).
 
-A pip line is planned as ``plan`` plans it. A conda line of an environment file is judged by ``check``'s model
+A pip line is planned as ``plan`` plans it, on the node, or where it is one of an environment file's ``pip:`` lines
+on the new environment that file describes there (its ``python=`` pin, its CUDA pins: ``check.file_environment``,
+as ``check`` judges it). A conda line of an environment file is judged by ``check``'s model
 (``check_conda.pin_result``: the channel's own builds, the build its environment's CUDA pin selects, the one conda
 picks for the node's driver), on the new environment the file describes on that node (``check.file_environment``),
 and its options say conda's command for the build (``plan_conda.as_conda_line``)."""
@@ -25,6 +27,8 @@ from ..specs import Requirement
 class FleetLines:
     pip: list[Requirement] = field(default_factory=list)
     conda: list[tuple[SourceFile, Pin]] = field(default_factory=list)
+    # the environment file whose pip: section holds a pip line (by its text); the others install onto the node
+    pip_in: dict[str, SourceFile] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -45,6 +49,8 @@ def framework_requirements(sources: Sequence[SourceFile], matrix: Matrix) -> Fle
                 if canonicalize_name(req.name) in known and str(req) not in seen:
                     seen.add(str(req))
                     lines.pip.append(req)
+                    if source.kind == "conda":
+                        lines.pip_in[str(req)] = source
                 continue
             pin = _conda_pin(located, source, matrix, known)
             if pin is not None and located.raw not in seen:
@@ -85,10 +91,9 @@ def plan_lines(lines: FleetLines, runtime: Runtime, matrix: Matrix) -> Plan:
     from ..check_conda import pin_result
     from ..plan import make_plan
     from ..plan_conda import as_conda_line
-    from ..solve import solve
     from ..solve.results import SolveResult
 
-    plan = make_plan(solve(lines.pip, runtime, matrix), runtime, matrix)
+    plan = _pip_plan(lines, runtime, matrix)
     conda: list[RequirementPlan] = []
     for source, pin in lines.conda:
         env, _ = file_environment(source, runtime, runtime)
@@ -97,3 +102,28 @@ def plan_lines(lines: FleetLines, runtime: Runtime, matrix: Matrix) -> Plan:
         conda.append(replace(rp, options=[as_conda_line(o) for o in rp.options]))
     satisfied = plan.satisfied and all(rp.result.satisfied for rp in conda)
     return Plan([*plan.requirements, *conda], plan.conflicts, satisfied, plan.notes)
+
+
+def _pip_plan(lines: FleetLines, runtime: Runtime, matrix: Matrix) -> Plan:
+    """The pip lines planned together per environment they install into: the node's, and each environment file's
+    new environment there (its Python and CUDA pins, ``check.file_environment``)."""
+    from ..check import file_environment
+    from ..plan import make_plan
+    from ..solve import solve
+
+    groups: dict[str, tuple[SourceFile | None, list[Requirement]]] = {}
+    for req in lines.pip:
+        source = lines.pip_in.get(str(req))
+        groups.setdefault(source.path if source is not None else "", (source, []))[1].append(req)
+    plans = []
+    for source, reqs in groups.values():
+        env = file_environment(source, runtime, runtime)[0] if source is not None else runtime
+        plans.append(make_plan(solve(reqs, env, matrix), env, matrix))
+    if len(plans) == 1:
+        return plans[0]
+    return Plan(
+        [rp for p in plans for rp in p.requirements],
+        [c for p in plans for c in p.conflicts],
+        all(p.satisfied for p in plans),
+        [n for p in plans for n in p.notes],
+    )
