@@ -47,6 +47,12 @@ def test_one_release_is_a_list_of_one(run_cli: Cli) -> None:
 
 
 def test_rows_of_other_releases_are_listed_alike(run_cli: Cli) -> None:
-    # TensorFlow's Windows row for the 1.13 series is named after 1.13.0: two records, the same shape
+    # TensorFlow's Windows row for the 1.13 series is named after 1.13.0 and covers 1.13.1, which PyPI publishes:
+    # an exact pin shows that release on both systems, one record with the other system's beside it
     data = json.loads(run_cli("matrix", "tensorflow-gpu==1.13.1", "--json").stdout)
-    assert [(r["version"], r["os"]) for r in data["releases"]] == [("1.13.1", ["linux"]), ("1.13.0", ["windows"])]
+    [release] = data["releases"]
+    assert (release["version"], release["os"]) == ("1.13.1", ["linux"])
+    assert [(o["version"], o["os"]) for o in release["other_os"]] == [("1.13.1", ["windows"])]
+    # a range lists each row as it is: the Windows row under its own name
+    data = json.loads(run_cli("matrix", "tensorflow-gpu>=1.13,<1.14", "--json").stdout)
+    assert ("1.13.0", ["windows"]) in [(r["version"], r["os"]) for r in data["releases"]]

@@ -219,6 +219,11 @@ def unresolvable(requirement: str) -> str:
     return ""
 
 
+def recorded_on() -> str:
+    """The date PyPI's release lists were recorded (``pypi_releases.json``)."""
+    return str(_recorded().get("recorded", ""))
+
+
 def published(package: str) -> dict[Version, str] | None:
     """The releases PyPI serves of ``package`` (recorded, see ``pypi_releases.json``) with the kinds of their files
     (``l`` a Linux x86_64 wheel, ``w`` a Windows one, ``y`` yanked, "" none left); None where not recorded."""

@@ -176,7 +176,7 @@ def own_candidates(pin: Pin, runtime: Runtime, matrix: Matrix) -> list[Candidate
 def pin_result(pin: Pin, runtime: Runtime, matrix: Matrix) -> RequirementResult:
     """The solver's verdict on one line, narrowed to what it installs: a channel's own builds (``own_candidates``),
     the CUDA build its tag, index, build string or environment selects (``pin.variant``), or the CPU build."""
-    result = solve_requirement(pin.requirement, runtime, matrix)
+    result = solve_requirement(pin.requirement, runtime, matrix, from_pypi=pin.located.conda is None)
     own = own_candidates(pin, runtime, matrix)  # a channel's own builds, not the wheels (Anaconda's TensorFlow)
     if own is not None:
         result.candidates, result.build_named = own, True
@@ -240,7 +240,7 @@ def conda_build_fix(pin: Pin, runtime: Runtime, matrix: Matrix) -> str:
     the same release that runs ("" when none does, or the line chose its build itself)."""
     if pin.located.conda is None or pin.variant is None or not pin.variant_from or "(" not in pin.variant_from:
         return ""
-    result = solve_requirement(pin.requirement, runtime, matrix)
+    result = solve_requirement(pin.requirement, runtime, matrix, from_pypi=False)
     runs = [c for c in result.requested if c.cuda is not None and c.ok and not pin.variant.names_build(c.cuda)]
     if not runs:
         return ""

@@ -15,7 +15,7 @@ from .matrix import Matrix
 from .model import extras_of
 from .plan import make_plan
 from .plan_conda import as_conda_line
-from .solve import nearest_known, under_its_own_name
+from .solve import nearest_known, under_its_own_name, unpublished
 from .solve.checks import bundled_forms, evaluate, needs_system_cuda
 from .solve.conflicts import pinned_specifiers, pins_of_form, specifiers_intersect
 from .solve.results import Candidate, Check, RequirementResult, SolveResult, Status
@@ -89,6 +89,9 @@ def _judge(
                 f"({owner} {row.version} satisfies {pin.requirement.specifier})"
             )
             return [(Severity.WARNING, "renamed", message, f"require {owner}{pin.requirement.specifier}", row.source)]
+        missing = unpublished(pin.requirement, matrix) if pin.located.conda is None else ""
+        if missing:
+            return [(Severity.ERROR, "not-published", f"{pin.requirement}: {missing}", "pin a published release", "")]
         if not pin.cpu:
             near = nearest_known(pin.requirement, matrix)
             message = f"{pin.requirement}: no release in the matrix satisfies it; not checked" + (

@@ -25,7 +25,7 @@ from .plan_options import (
 )
 from .plan_options import Option as Option  # (plan_conda imports it from here)
 from .records import field, record
-from .solve import nearest_known, solve_requirement, under_its_own_name
+from .solve import nearest_known, solve_requirement, under_its_own_name, unpublished
 from .solve.checks import needs_system_cuda
 from .solve.results import Candidate, RequirementResult, SolveResult, Status
 from .specs import parse_requirement
@@ -98,6 +98,9 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
 def _not_in_matrix(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> str:
     """No row holds the release asked for: say so, and name the known releases around it to plan instead."""
     text = f"no release of {r.package} in the matrix satisfies {r.requirement}"
+    missing = unpublished(r.requirement, matrix)
+    if missing:
+        return missing
     near = nearest_known(r.requirement, matrix, runtime.os)
     if not near:
         return text

@@ -12,6 +12,10 @@ from .records import field, record
 from .specs import InvalidRequirement, parse_requirement
 from .versions import CudaVersion, CudnnVersion, VersionError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
 
 @record
 class MatrixResult:
@@ -110,7 +114,7 @@ def matrix_query(
             from .suggest import unknown_packages
 
             return MatrixResult(query, message=unknown_packages([req.name], matrix.packages()))
-        rows = matrix.find(name, req.specifier)
+        rows = _as_asked(name, req.specifier, matrix.find(name, req.specifier))
     try:
         if cuda:
             want = CudaVersion.parse(cuda)
@@ -140,6 +144,27 @@ def matrix_query(
             _elsewhere(matrix, spec, os_name) if spec and not cuda and not cudnn else ""
         )
     return result
+
+
+def _as_asked(name: str, spec: SpecifierSet, rows: list[FrameworkRelease]) -> list[FrameworkRelease]:
+    """An exact pin of a release a row covers, shown as that release (``cupy-cuda11x==12.0.0`` of the 12.2.0 row:
+    its install line pins 12.0.0), as plan installs it; a release the package's recorded list lacks stays the row."""
+    from packaging.version import InvalidVersion, Version
+
+    from .artifact import published
+    from .specs import exact_version
+
+    pinned = exact_version(spec)
+    if pinned is None:
+        return rows
+    try:
+        version = Version(pinned.split("+")[0])
+    except InvalidVersion:
+        return rows
+    known = published(name)
+    if known is not None and version not in known:
+        return rows
+    return [r.for_version(version) if r.version != version and r.matches(version) else r for r in rows]
 
 
 def in_listing_order(rows: list[FrameworkRelease]) -> list[FrameworkRelease]:

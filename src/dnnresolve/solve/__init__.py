@@ -40,8 +40,21 @@ def solve(
     return SolveResult(results, conflicts=find_conflicts(results, matrix))
 
 
+def may_exist(row: FrameworkRelease, release: Version) -> bool:
+    """Whether ``release``, which ``row`` covers, may exist: PyPI's recorded list of the package has it, or no list
+    is recorded, or the row's builds come from another index (jaxlib's find-links page, PyTorch's own index), whose
+    releases that list does not hold. A pin of a release PyPI never published (``cupy-cuda11x==12.0.7``) is not
+    answered by the row around it: pip would find nothing to install."""
+    from ..artifact import published
+
+    known = published(row.package)
+    if known is None or release in known or Version(release.base_version) in known:
+        return True
+    return any(rec.kind == "pip" and (rec.index_url or rec.find_links) for rec in row.install)
+
+
 def solve_requirement(
-    req: Requirement, runtime: Runtime, matrix: Matrix, art: Artifact | None = None
+    req: Requirement, runtime: Runtime, matrix: Matrix, art: Artifact | None = None, *, from_pypi: bool = True
 ) -> RequirementResult:
     """The candidates of one requirement, each variant checked against the runtime. ``art``: what the requirement
     installs (``artifact.read``; its index context included), worked out here when not given."""
@@ -56,6 +69,8 @@ def solve_requirement(
     if art.build_from.startswith("post") and release is not None and not matrix.find(name, spec):
         spec = SpecifierSet(f"=={release.base_version}")  # a row of 2.3.2 holds its builds 2.3.2.post112, ...
     rows = [r for r in matrix.find(name, spec) if runtime.os in r.os] or matrix.find(name, spec)
+    if from_pypi and release is not None and exact_version(spec) is not None:  # (a conda build is not PyPI's)
+        rows = [r for r in rows if r.version == release or may_exist(r, release)]
     if release is not None:  # the row covering the release pip picks answers for that release, not its own
         base = Version(release.base_version)
         rows = [r.for_version(release) if r.matches(release) or r.matches(base) else r for r in rows]
@@ -170,6 +185,31 @@ def under_its_own_name(req: Requirement, matrix: Matrix) -> tuple[str, Version, 
         if found:
             return owner, max(row.version for row in rows), max(found, key=lambda row: row.version)
     return None
+
+
+def unpublished(req: Requirement, matrix: Matrix) -> str:
+    """An exact pin of a release a row covers but PyPI never published: say so, and name the published releases
+    around it ("" where that is not why nothing answers)."""
+    from ..artifact import published, recorded_on
+
+    pinned = exact_version(req.specifier)
+    name = canonicalize_name(req.name)
+    known = published(name)
+    if pinned is None or known is None:
+        return ""
+    version = Version(pinned.split("+")[0])
+    if not any(
+        row.matches(version) and not may_exist(row, version) for row in matrix.releases(canonicalize_name(req.name))
+    ):
+        return ""
+    finals = sorted(v for v, kinds in known.items() if kinds and not v.is_prerelease)
+    below = [f"{v} below" for v in finals if v < version][-1:]
+    above = [f"{v} above" for v in finals if v > version][:1]
+    near = " and ".join(below + above)
+    return (
+        f"PyPI has no release {name} {version} (its releases as recorded on {recorded_on()}), so pip finds nothing "
+        "to install" + (f"; the nearest published are {near}" if near else "")
+    )
 
 
 def nearest_known(req: Requirement, matrix: Matrix, os_name: str | None = None) -> str:
