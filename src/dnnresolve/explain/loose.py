@@ -35,6 +35,7 @@ _ESCAPED_PUNCT = re.compile(r"\\[()\[\].?*+/-](?:[*+?]|\{\d*,?\d*\})?")
 _LITERAL_PUNCT = re.compile(r"[:,;'\"=!`<>/…：’‘“”´-](?:[*+?]|\{\d*,?\d*\})?")
 _CLASS = re.compile(r"\[([^\]^]+)\](?:[*+?]|\{\d*,?\d*\})?")
 _NAMED = re.compile(r"\(\?P<\w+>")
+_QUOTE = "[\"'`‘’“”]"
 
 
 def _punctuation(atom: str) -> bool:
@@ -67,6 +68,8 @@ def _loose_sequence(atoms: list[str]) -> str:
             out.append(atom)  # a full stop inside a name or a version
         elif _punctuation(atom):
             out.append(f"(?:{atom}| )?")
+        elif atom.startswith("(?P<"):
+            out.append(f"{_QUOTE}?{atom}{_QUOTE}?")  # a value a title quotes ('undefined symbol: "ncclCommRegister"')
         elif atom.startswith("(?:"):
             body, quantifier = _group_body(atom)
             out.append(f"(?:{_loose_alternatives(body)}){quantifier}")
@@ -367,7 +370,9 @@ _FILE_NAME = re.compile(
 )
 _NOT_LOADED = re.compile(
     r"\b(?:not (?:be )?(?:found|load(?:ed)?|locat(?:e|ed)|find|open(?:ed)?|exists?|present|available|installed)"
-    r"|missing|no such file|does ?n[o']?t exist|error (?:loading|opening)|load(?:ing)? (?:error|fail(?:ed|ure)?)"
+    r"|missing|no such file|does ?n[o']?t exist|error (?:loading|opening)"
+    r"|load(?:ing)? (?:\w+ )?(?:error|fail(?:ed|ure)?)"
+    r"|make sure (?:that )?\S+ is in (?:your|the) (?:library )?path"
     r"|(?:cannot|can'?t|could ?n[o']?t|unable to|fail(?:ed|s)? to) (?:load|find|open|locate))\b",
     re.I,
 )

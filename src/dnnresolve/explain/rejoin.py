@@ -34,6 +34,7 @@ __all__ = [
     "lexicon",
     "score",
     "shared_prefix",
+    "unwrapped",
 ]
 
 # The characters a token of NVIDIA's vocabulary is made of (file names, versions, code names, words); a quote, a
@@ -294,3 +295,13 @@ def continuation(line: str, first: str) -> str:
     if len(rest) == len(line):
         rest = line[shared_prefix(line, first) :]
     return rest
+
+
+def unwrapped(lines: Sequence[str], catalog: Catalog) -> str:
+    """``lines`` (one message a terminal or a page wrapped) read as one line: each continuation without its logger
+    prefix, joined to the line before with no space where the break falls inside a known token (``glue_points``),
+    with a space elsewhere."""
+    first = lines[0].strip()
+    rows = [first, *(continuation(line.strip(), first) for line in lines[1:])]
+    points = set(glue_points(rows, [not line[-1:].isspace() for line in lines], catalog))
+    return "".join(row + ("" if k in points else " ") for k, row in enumerate(rows)).strip()

@@ -367,19 +367,26 @@ class _Scanner:
 
     def read_loosely(self, buf: list[str], base: int) -> None:
         """Each line of ``buf`` (line ``base`` first) read as users quote messages (``loose``: a piece of a sentence,
-        its punctuation dropped): at most one diagnosis a line, the first piece that decodes."""
+        its punctuation dropped), at most one diagnosis a line; a few lines are first read as one (a title or a
+        message a terminal wrapped)."""
+        from .rejoin import unwrapped
+
+        if 1 < len(buf) <= 2 * LOOKAHEAD:
+            self._loosely(buf, base, 0, unwrapped(buf, self.catalog))
+        for i, raw in enumerate(buf if not self.found else ()):
+            self._loosely(buf, base, i, _norm(raw))
+
+    def _loosely(self, buf: list[str], base: int, i: int, line: str) -> None:
         from .loose import pieces
 
-        for i, raw in enumerate(buf):
-            line = _norm(raw)
-            before = buf[max(0, i - LOOKBEHIND) : i]
-            context = "\n".join((*before, line)).lower()
-            for entry, decoded_from, shown in pieces(self.catalog, line):
-                read = self._read(entry, decoded_from, context, cut=True)
-                if read is not None:
-                    read.match = shown
-                    self._keep(read, base + i, (*before, line), base + i - len(before))
-                    break
+        before = buf[max(0, i - LOOKBEHIND) : i]
+        context = "\n".join((*before, line)).lower()
+        for entry, decoded_from, shown in pieces(self.catalog, line):
+            read = self._read(entry, decoded_from, context, cut=True)
+            if read is not None:
+                read.match = shown
+                self._keep(read, base + i, (*before, line), base + i - len(before))
+                return
 
     def result(self) -> list[Diagnosis]:
         from .fixes import generic_fixes
