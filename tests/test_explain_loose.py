@@ -105,6 +105,9 @@ NOT_LOADED = [
     ),
     # libnvidia-container's "load library failed", cut before the loader's own words
     ("nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1", {}),
+    # Windows' code for a module not found, and "not found" in another language, next to an NVIDIA DLL
+    ("[WinError 126] cudnn_cnn_infer64_8.dll", {"library": "cudnn_cnn_infer64_8.dll", "cudnn": "8"}),
+    ("cublas64_12.dll 找不到指定的模块", {"library": "cublas64_12.dll", "cuda": "12"}),
     # zlib, which cuDNN 8.3+ loads on Windows (the catalog's [[library]] row)
     ("Could not locate zlibwapi.dll. Please make sure it is in your library path!", {"library": "zlibwapi.dll"}),
 ]

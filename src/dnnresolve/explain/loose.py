@@ -364,7 +364,8 @@ def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match
 # ---------------------------------------------------------------- NVIDIA's words in any order
 
 # A library file name as a title spells it, and the words that say it failed to load, before or after it
-# ("libcudnn_cnn_infer.so.8 not found", "missing cublas64_11.dll", "Can't find libcudart.so.12")
+# ("libcudnn_cnn_infer.so.8 not found", "missing cublas64_11.dll", "Can't find libcudart.so.12"), Windows' codes
+# for a module or a procedure not found (126, 127), and a few languages' words for "not found" or "missing"
 _FILE_NAME = re.compile(
     r"(?<![\w.+-])(?:lib)?[A-Za-z][\w+-]*?(?:\.so(?:\.\d+)*|\.dll|(?:\.\d+)*\.dylib)(?![\w-])", re.I
 )
@@ -373,7 +374,9 @@ _NOT_LOADED = re.compile(
     r"|missing|no such file|does ?n[o']?t exist|error (?:loading|opening)"
     r"|load(?:ing)? (?:\w+ )?(?:error|fail(?:ed|ure)?)"
     r"|make sure (?:that )?\S+ is in (?:your|the) (?:library )?path"
-    r"|(?:cannot|can'?t|could ?n[o']?t|unable to|fail(?:ed|s)? to) (?:load|find|open|locate))\b",
+    r"|WinError 12[67]|(?:error|code) 12[67]\b|specified (?:module|procedure) could not be found"
+    r"|(?:cannot|can'?t|could ?n[o']?t|unable to|fail(?:ed|s)? to) (?:load|find|open|locate))\b"
+    r"|找不到|缺少|缺失|无法加载|加载失败|未找到|не найден|introuvable|見つかりません",
     re.I,
 )
 # torchvision or torchaudio, CUDA, and a word of conflict ("torchvision CUDA mismatch", "torch and torchaudio have
