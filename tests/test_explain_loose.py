@@ -6,6 +6,8 @@ those texts, nor its variants, reads a kind that neither the line nor its text s
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dnnresolve.explain import diagnose
@@ -143,3 +145,15 @@ def test_a_wrapped_title_is_read_as_one_line() -> None:
 )
 def test_a_piece_that_does_not_say_which_error_is_no_diagnosis(text: str) -> None:
     assert diagnose([text]) == []
+
+
+def test_a_small_file_is_read_loosely_as_its_text_is(tmp_path: Path) -> None:
+    # `explain --file` of a saved title or fragment: the byte search finds no anchor, the loose reading still runs
+    from dnnresolve.explain.scanner import scan_file
+
+    lines = ["Issue #1234", "libcudnn_cnn_infer.so.8 not found", "Unknown CUDA arch 8.6 or GPU not supported"]
+    path = tmp_path / "title.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    by_file = [(d.kind, d.line, d.expected) for d in scan_file(str(path)).diagnoses]
+    assert by_file == [(d.kind, d.line, d.expected) for d in diagnose(lines)]
+    assert [kind for kind, _, _ in by_file] == ["arch_unsupported", "missing_library"]

@@ -93,6 +93,9 @@ def scan_file(
                 scanner.look_at(window, line_no - at, at)
     finally:
         hits.close()  # stops the search's workers now, not when the traceback of a Ctrl-C is let go
+    if not scanner.found and total <= LOOSE_MAX_LINES:  # a saved title or fragment: read as ``scan`` reads it
+        with open(path, encoding="utf-8-sig", errors="replace") as f:
+            scanner.read_loosely(f.read().splitlines(), 1)
     return ScanResult(scanner.result(), total, scanner.truncated)
 
 
@@ -367,14 +370,17 @@ class _Scanner:
 
     def read_loosely(self, buf: list[str], base: int) -> None:
         """Each line of ``buf`` (line ``base`` first) read as users quote messages (``loose``: a piece of a sentence,
-        its punctuation dropped), at most one diagnosis a line; a few lines are first read as one (a title or a
-        message a terminal wrapped)."""
+        its punctuation dropped), at most one diagnosis a line; a few lines are first read as one, which stands
+        where the message it reads runs over lines (a title or a message a terminal wrapped)."""
         from .rejoin import unwrapped
 
+        rows = [_norm(raw) for raw in buf]
         if 1 < len(buf) <= 2 * LOOKAHEAD:
             self._loosely(buf, base, 0, unwrapped(buf, self.catalog))
-        for i, raw in enumerate(buf if not self.found else ()):
-            self._loosely(buf, base, i, _norm(raw))
+            if any(d.text in row for d in self.found.values() for row in rows):
+                self.found.clear()  # a message on one line: each line is read on its own, as below
+        for i in range(0 if self.found else len(buf)):
+            self._loosely(buf, base, i, rows[i])
 
     def _loosely(self, buf: list[str], base: int, i: int, line: str) -> None:
         from .loose import pieces
