@@ -135,10 +135,23 @@ class Needles(NamedTuple):
     letters: tuple[bytes, ...]
     lowered: tuple[bytes, ...]
     anchors: tuple[bytes, ...]
+    # each letters needle: the anchors (as their letters) that hold it, and where (a line's first half may hold it)
+    holders: dict[bytes, tuple[tuple[bytes, int], ...]]
 
     @classmethod
     def of(cls, anchors: Sequence[str]) -> Needles:
-        return cls(needles_for(anchors), needles_for(anchors, strip=False), tuple(a.lower().encode() for a in anchors))
+        found = needles_for(anchors)
+        spelt = sorted({letters(a) for a in anchors})
+        holders = {n: tuple((a, at) for a in spelt for at in _finds(a, n)) for n in found}
+        return cls(found, needles_for(anchors, strip=False), tuple(a.lower().encode() for a in anchors), holders)
+
+
+def _finds(text: bytes, needle: bytes) -> list[int]:
+    out, at = [], text.find(needle)
+    while at != -1:
+        out.append(at)
+        at = text.find(needle, at + 1)
+    return out
 
 
 def _search_block(block: bytes, needles: Needles) -> list[tuple[int, int]]:
@@ -153,24 +166,46 @@ def _search_block(block: bytes, needles: Needles) -> list[tuple[int, int]]:
 
 def _search_text(block: bytes, text: bytes, search: Sequence[bytes], needles: Needles) -> list[tuple[int, int]]:
     """``_search_block`` once ``block`` is reduced to ``text``, which is searched for ``search``."""
-    starts: set[int] = set()
+    starts: dict[int, list[tuple[bytes, int]]] = {}  # a hit line's start: the needles found in it, and where
     for needle in search:
         at = text.find(needle)
         while at != -1:
             start, end = _line_bounds(text, at)
-            starts.add(start)
+            starts.setdefault(start, []).append((needle, at))
             at = text.find(needle, end)
     if not starts:
         return []
     lines = block.splitlines(keepends=True)  # only for a block with a hit: most blocks have none
     offsets = [0, *accumulate(map(len, lines))]
-    out = []
+    out = set()
     index, prev = 0, 0
     for start in sorted(starts):
         index += _terminators(text, prev, start)
         prev = start
         if _confirmed(lines[index].lower(), needles.anchors):
-            out.append((index, offsets[index]))
+            out.add(index)
+        elif search is needles.letters:  # an anchor a wrap broke over this line and a neighbour ("cannot op" / "en")
+            out.update(index + k for k in _broken(text, start, starts[start], needles) if 0 <= index + k < len(lines))
+    return [(index, offsets[index]) for index in sorted(out)]
+
+
+def _broken(text: bytes, start: int, found: list[tuple[bytes, int]], needles: Needles) -> set[int]:
+    """Where an anchor starts (0: on this line, -1: on the line before) that runs over this line's start or end in
+    ``text`` (a block's letters), judged by the anchors that hold a needle found in the line."""
+    end = text.find(b"\n", start)
+    end = len(text) if end == -1 else end
+    after = text.find(b"\n", end + 1)
+    with_next = text[start : len(text) if after == -1 else after].replace(b"\n", b"")
+    before = text.rfind(b"\n", 0, max(0, start - 1)) + 1
+    with_previous = text[before:end].replace(b"\n", b"") if start else b""
+    out = set()
+    for needle, at in found:
+        for anchor, offset in needles.holders.get(needle, ()):
+            q = at - start - offset  # where the anchor would start, from this line's start
+            if q >= 0 and q + len(anchor) > end - start and with_next.startswith(anchor, q):
+                out.add(0)
+            elif q < 0 and start - before - 1 + q >= 0 and with_previous.startswith(anchor, start - before - 1 + q):
+                out.add(-1)
     return out
 
 
