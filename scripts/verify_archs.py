@@ -2,7 +2,8 @@
 """Read which GPU architectures a framework's PyPI Linux wheels really carry code for, and list every matrix
 row whose `sm` / `ptx` differ from them.
 
-Run by hand (it downloads wheels of up to 2.5 GB each from PyPI; the tests never run it that way):
+Run by hand (it streams wheels of up to 2.5 GB each from PyPI, never keeping one on disk; the tests never run
+it that way):
     scripts/verify_archs.py [--package torch] [--version 2.7.0 ...] [--all] [--wheel FILE --version V]
     scripts/verify_archs.py --package nvidia-cudnn-cu11 [--version 8.7.0.84 ...] [--all] [--wheel FILE ...]
 
@@ -26,7 +27,6 @@ Exit status: 0 when every checked row agrees, 1 when one differs, 2 on a usage e
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import re
 import shutil
@@ -35,13 +35,16 @@ import tempfile
 import urllib.request
 import zipfile
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # wheel_stream, when this file is loaded by path
 
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+from wheel_stream import WheelStreamError, stream_wheel
 
 from dnnresolve.fatbin import (  # the reader is the package's (doctor reads installed libraries with it)
     KIND_PTX,
@@ -91,25 +94,54 @@ PYTHON_PREFERENCE = (
 )
 
 
-def wheel_libraries(
-    wheel: Path, workdir: Path, system: str = "linux", nvidia: bool = False
-) -> dict[str, list[Counter[Image]]]:
-    """The fat binary containers of each of the wheel's own shared libraries (not NVIDIA's, unless ``nvidia``:
-    the wheel is NVIDIA's own), one file on disk at a time."""
-    found: dict[str, list[Counter[Image]]] = {}
+def wanted(system: str, nvidia: bool) -> Callable[[str], bool]:
+    """Which members to read: the wheel's own shared libraries (not NVIDIA's, unless ``nvidia``: the wheel is
+    NVIDIA's own), and the files that state the CUDA it was built with."""
+
+    def keep(name: str) -> bool:
+        base = name.rsplit("/", 1)[-1]
+        library = bool(LIBRARY[system].search(base)) and (nvidia or not NVIDIA_LIBRARY.match(base))
+        return library or bool(CUDA_STATING_FILES.match(name))
+
+    return keep
+
+
+def zip_members(wheel: Path, keep: Callable[[str], bool], workdir: Path) -> Iterator[tuple[str, Path]]:
+    """(name, file) of each member of a wheel on disk that ``keep`` accepts, written out one at a time."""
     with zipfile.ZipFile(wheel) as z:
         for info in z.infolist():
-            base = info.filename.rsplit("/", 1)[-1]
-            if not LIBRARY[system].search(base) or (NVIDIA_LIBRARY.match(base) and not nvidia):
-                continue
-            target = workdir / base
-            with z.open(info) as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-            containers = fatbin_containers(target)
-            target.unlink()
-            if containers:
-                found[base] = containers
-    return found
+            if keep(info.filename):
+                target = workdir / info.filename.rsplit("/", 1)[-1]
+                with z.open(info) as src, open(target, "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+                yield info.filename, target
+
+
+def read_members(found: Iterable[tuple[str, Path]]) -> tuple[dict[str, list[Counter[Image]]], dict[str, str]]:
+    """The fat binary containers of each shared library among the members, and the text of the files that state
+    the build's CUDA; each member's file is deleted once read (one on disk at a time)."""
+    libraries: dict[str, list[Counter[Image]]] = {}
+    texts: dict[str, str] = {}
+    for name, path in found:
+        if CUDA_STATING_FILES.match(name):
+            texts[name] = path.read_text("utf-8", "replace")
+        elif containers := fatbin_containers(path):
+            libraries[name.rsplit("/", 1)[-1]] = containers
+        path.unlink()
+    return libraries, texts
+
+
+def wheel_members(
+    wheel: Path | dict[str, str], workdir: Path, system: str = "linux", nvidia: bool = False
+) -> tuple[dict[str, list[Counter[Image]]], dict[str, str]]:
+    """read_members() of a wheel on disk, or of PyPI's file (pypi_wheel()) as its download streams past."""
+    keep = wanted(system, nvidia)
+    if isinstance(wheel, Path):
+        return read_members(zip_members(wheel, keep, workdir))
+    try:
+        return read_members(stream_wheel(wheel["url"], wheel["sha256"], keep, workdir))
+    except WheelStreamError as e:
+        raise SystemExit(f"verify_archs: {wheel['filename']}: {e}") from None
 
 
 def common_sets(containers: list[Counter[Image]], n: int = 3) -> list[tuple[str, int]]:
@@ -148,16 +180,6 @@ def pypi_wheel(package: str, version: str, system: str = "linux") -> dict[str, s
     return {"filename": f["filename"], "url": f["url"], "sha256": f["hashes"].get("sha256", ""), "uploaded": uploaded}
 
 
-def download(url: str, sha256: str, target: Path) -> None:
-    digest = hashlib.sha256()
-    with urllib.request.urlopen(url, timeout=120) as response, open(target, "wb") as out:
-        while chunk := response.read(1 << 22):
-            digest.update(chunk)
-            out.write(chunk)
-    if sha256 and digest.hexdigest() != sha256:
-        raise SystemExit(f"verify_archs: {target.name}: sha256 {digest.hexdigest()} is not the index's {sha256}")
-
-
 # Where a wheel states the CUDA it was built with: torch/version.py (cuda = '10.2'), TensorFlow's
 # build_info.py ('cuda_version': '12.3'), paddle/version/__init__.py (cuda_version = '11.8').
 CUDA_STATED = re.compile(r"""\bcuda(?:_version)?['"]?\s*(?::\s*[\w\[\]]+\s*)?[=:,]\s*['"](\d+\.\d+)""")
@@ -167,29 +189,25 @@ CODE_STATED = re.compile(r"""cuda_compute_capabilities['"]?\s*[=:,]\s*\[([^\]]*)
 CUDA_STATING_FILES = re.compile(r"^[^/]+/(version\.py|version/__init__\.py|python/platform/build_info\.py)$")
 
 
-def wheel_build_facts(wheel: Path) -> tuple[str, BuildCode | None]:
+def wheel_build_facts(texts: dict[str, str]) -> tuple[str, BuildCode | None]:
     """The CUDA series the wheel says it was built with ("" when it does not say), and the GPU code it says it
-    carries (None when it does not say)."""
+    carries (None when it does not say), from the texts of its CUDA_STATING_FILES."""
     cuda, code = "", None
-    with zipfile.ZipFile(wheel) as z:
-        for name in z.namelist():
-            if not CUDA_STATING_FILES.match(name):
-                continue
-            text = z.read(name).decode("utf-8", "replace")
-            m = CUDA_STATED.search(text)
-            cuda = cuda or (m.group(1) if m else "")
-            m = CODE_STATED.search(text)
-            if m and code is None:
-                sass, ptx = set(), set()
-                for item in re.findall(r"""['"]([^'"]+)['"]""", m.group(1)):
-                    arch = re.sub(r"^(sm|compute)_", "", item).replace(".", "")
-                    if not arch.isdigit():
-                        continue
-                    if not item.startswith("compute_"):
-                        sass.add(int(arch))
-                    if not item.startswith("sm_"):
-                        ptx.add(int(arch))
-                code = BuildCode(tuple(capability(a) for a in sorted(sass)), tuple(capability(a) for a in sorted(ptx)))
+    for _, text in sorted(texts.items()):
+        m = CUDA_STATED.search(text)
+        cuda = cuda or (m.group(1) if m else "")
+        m = CODE_STATED.search(text)
+        if m and code is None:
+            sass, ptx = set(), set()
+            for item in re.findall(r"""['"]([^'"]+)['"]""", m.group(1)):
+                arch = re.sub(r"^(sm|compute)_", "", item).replace(".", "")
+                if not arch.isdigit():
+                    continue
+                if not item.startswith("compute_"):
+                    sass.add(int(arch))
+                if not item.startswith("sm_"):
+                    ptx.add(int(arch))
+            code = BuildCode(tuple(capability(a) for a in sorted(sass)), tuple(capability(a) for a in sorted(ptx)))
     return cuda, code
 
 
@@ -295,20 +313,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for version, row in checks:
-            if args.wheel:
-                wheel, name = args.wheel, args.wheel.name
-            else:
-                found = pypi_wheel(package, version, args.os)
-                if found is None:
-                    print(f"skip    {row.package} {version}: no {args.os} x86-64 wheel on PyPI")
-                    continue
-                name = found["filename"]
-                wheel = work / name
-                download(found["url"], found["sha256"], wheel)
-            libraries = wheel_libraries(wheel, work, args.os)
-            cuda, stated = wheel_build_facts(wheel)
-            if wheel.parent == work:
-                wheel.unlink()
+            found = {"filename": args.wheel.name} if args.wheel else pypi_wheel(package, version, args.os)
+            if found is None:
+                print(f"skip    {row.package} {version}: no {args.os} x86-64 wheel on PyPI")
+                continue
+            name = found["filename"]
+            libraries, texts = wheel_members(args.wheel or found, work, args.os)
+            cuda, stated = wheel_build_facts(texts)
             if args.show:
                 for lib, containers in sorted(libraries.items()):
                     images = count_images(containers)
@@ -353,19 +364,14 @@ def check_cudnn_wheels(args: argparse.Namespace, package: str, major: int, rows:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for version in versions:
-            if args.wheel:
-                wheel, name = args.wheel, args.wheel.name
-            else:
-                found = pypi_wheel(package, version, args.os)
-                if found is None:
-                    print(f"skip    {package} {version}: no {args.os} x86-64 wheel on PyPI")
-                    continue
-                name, wheel = found["filename"], work / found["filename"]
-                download(found["url"], found["sha256"], wheel)
+            found = {"filename": args.wheel.name} if args.wheel else pypi_wheel(package, version, args.os)
+            if found is None:
+                print(f"skip    {package} {version}: no {args.os} x86-64 wheel on PyPI")
+                continue
+            name = found["filename"]
+            libraries, _ = wheel_members(args.wheel or found, work, args.os, nvidia=True)
+            if not args.wheel:  # printed once the download's sha256 was found to be the index's
                 print(f"        {name}: sha256 {found['sha256']}, uploaded {found.get('uploaded', '?')}")
-            libraries = wheel_libraries(wheel, work, args.os, nvidia=True)
-            if wheel.parent == work:
-                wheel.unlink()
             if args.show:
                 for lib, containers in sorted(libraries.items()):
                     images = count_images(containers)

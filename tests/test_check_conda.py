@@ -435,3 +435,58 @@ def test_every_recorded_conda_forge_build_is_checked_as_itself() -> None:
                     assert not [f for f in report.findings if f.severity.value == "error"], (text, report.findings)
                     swept += 1
     assert swept >= 180, swept
+
+
+# ------------------------------------------------------------ fixes on a conda line are conda commands
+
+
+def test_the_fix_of_a_conda_line_is_a_conda_install(run_cli: Run, tmp_path: Path) -> None:
+    # before, "... python -m pip install tensorflow==2.4.1": pip's CUDA 11.0 wheel, not the CUDA 10.1 build the line is
+    rc, report = _defaults_env(run_cli, tmp_path, ["python=3.8", "tensorflow-gpu=2.4.1"], "--driver", "410.48")
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert rc == 1 and f["line"] == 5
+    assert f["fix_steps"][-1] == "conda install -y -c defaults tensorflow-gpu==2.4.1 cudatoolkit=10.1 cudnn=7.6", f
+    assert "pip" not in f["fix"]
+    # another release as the fix: PyTorch's conda package of the CUDA 9.2 build the driver runs, from its channel;
+    # before, `python -m pip install torch==1.7.1+cu92 ... --find-links ...`
+    rc, report = check_env(
+        run_cli, tmp_path, ["python=3.8", "pytorch=1.12.1", "cudatoolkit=11.3"], "--driver", "410.48"
+    )
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert f["fix"].startswith("use torch 1.7.1 instead") and "pip" not in f["fix"], f
+    assert "conda install -y -c pytorch pytorch==1.7.1 cudatoolkit=9.2 torchvision==0.8.2 torchaudio==0.7.2" in f["fix"]
+    # where conda has no package of the build, the file's pip: section installs it: said so
+    rc, report = check_env(run_cli, tmp_path, ["python=3.11", "pytorch=2.8.0"], "--driver", "470.82.01")
+    for f in (f for f in report["findings"] if f["severity"] == "error" and "pip install" in f["fix"]):
+        assert "pip: section" in f["fix"], f
+
+
+# ------------------------------------------------------------ which build conda picks: the __cuda filter
+
+# conda injects the __cuda virtual package, "Maximum version of CUDA supported by the display driver" (conda docs,
+# Managing virtual packages); cudatoolkit X.Y constrains __cuda >=X.Y (conda-forge's recipe; Anaconda's through
+# AnacondaRecipes/repodata-hotfixes main.py), conda-forge's cuda-version X.Y constrains __cuda >=X. Of the builds left,
+# the newest version, then the variant whose CUDA dependency selects the newest version (mamba's package resolution)
+
+
+def test_conda_picks_the_newest_cuda_build_the_drivers_cuda_admits(run_cli: Run, tmp_path: Path) -> None:
+    # conda-forge's tensorflow 2.7.0: builds for CUDA 10.2, 11.0, 11.1 and 11.2. Driver 460.32.03 gives __cuda 11.2:
+    # conda installs the 11.2 build. Before: "tensorflow 2.7.0 for CUDA 11.0" (the matrix's first of the major)
+    _, report = _forge_env(run_cli, tmp_path, ["python=3.9", "tensorflow=2.7.0"], "--driver", "460.32.03")
+    assert checked(report) == ["tensorflow 2.7.0 for CUDA 11.2"], report
+    _, report = _forge_env(run_cli, tmp_path, ["python=3.9", "tensorflow=2.7.0"], "--driver", "455.23.05")
+    assert checked(report) == ["tensorflow 2.7.0 for CUDA 11.1"], report  # __cuda 11.1: the 11.2 build is filtered
+
+
+def test_no_build_the_drivers_cuda_admits_is_an_error(run_cli: Run, tmp_path: Path) -> None:
+    # jaxlib 0.4.23 on conda-forge: CUDA 11.8 (cudatoolkit 11.8: __cuda >=11.8) and 12.0 (cuda-version 12: __cuda >=12)
+    # builds. Driver 470.82.01 gives __cuda 11.4: conda installs neither, though the 11.8 build would run there
+    # through minor-version compatibility. Before: one warning, that compatibility
+    rc, report = _forge_env(run_cli, tmp_path, ["python=3.11", "jaxlib=0.4.23"], "--driver", "470.82.01")
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert rc == 1 and f["line"] == 5, report["findings"]
+    assert "__cuda" in f["message"] and "11.4" in f["message"] and "11.8" in f["message"], f["message"]
+    assert f["fix"].startswith("a driver that supports CUDA 11.8") and "conda install -" not in f["fix"], f["fix"]
+    # a driver whose __cuda admits the 11.8 build (520.61.05 gives 11.8): no error
+    rc, report = _forge_env(run_cli, tmp_path, ["python=3.11", "jaxlib=0.4.23"], "--driver", "520.61.05")
+    assert checked(report) == ["jax 0.4.23 for CUDA 11.8"] and rc == 0, report["findings"]

@@ -76,6 +76,9 @@ def test_second_row_error_points_at_its_header_line() -> None:
         ),
         (('cudnn = ["5.1"]', 'ptx = ["eight"]'), "ptx", "not a compute capability"),
         (('cudnn = ["5.1"]', 'ptx = "8.0"'), "ptx", "list"),
+        (('cudnn = ["5.1"]', 'cudnn = ["5.1"]\npinned_by = { "1.1.0" = "0.2.0" }'), "pinned_by", "the row covers"),
+        (('cudnn = ["5.1"]', 'cudnn = ["5.1"]\npinned_by = { "1.0.0" = "new" }'), "pinned_by", "a version"),
+        (('cudnn = ["5.1"]', 'cudnn = ["5.1"]\npinned_by = ["1.0.0"]'), "pinned_by", "inline table"),
     ],
 )
 def test_schema_errors(mutation: tuple[str, str], field: str, words: str) -> None:

@@ -73,3 +73,18 @@ def test_kepler_leaves_cuda_11_with_cudnn_8_8_0() -> None:
     # a page's floor is never replaced by a reading of the library
     assert rows["8.5.0"].get("compute_capability_basis", "support_matrix") == "support_matrix"
     assert rows["8.9.1"].get("compute_capability_basis", "support_matrix") == "support_matrix"
+
+
+def test_every_cuda_13_package_states_its_floor() -> None:
+    """nvidia-cudnn-cu13 9.23.1-9.28.1 (read 2026-12-02 with scripts/verify_archs.py) carry code for 7.5 and newer in
+    every library; 9.28.1 has no CUDA 12 wheel on PyPI, so its row states CUDA 13 alone."""
+    rows = {r["version"]: r for r in _rows()}
+    lacking = [
+        v for v, r in rows.items() if "13.x" in r["cuda"] and "13" not in r.get("compute_capability_min_by_cuda", {})
+    ]
+    assert lacking == []
+    assert rows["9.28.1"]["compute_capability_min_by_cuda"] == {"13": "7.5"}
+    note = rows["9.28.1"]["compute_capability_note"]
+    assert "nvidia_cudnn_cu13-9.28.1.4-py3-none-manylinux_2_27_x86_64.whl" in note
+    assert "a54f205b1db1f2895d99f398754db1369816f0569dd459731f925635cf7b65ec" in note
+    assert "not read" not in rows["9.24.0"]["compute_capability_note"]

@@ -69,7 +69,7 @@ def test_pip_recipes_name_their_own_package(matrix: Matrix) -> None:
 
 
 def test_recipe_cuda_is_a_variant_of_the_row(matrix: Matrix) -> None:
-    from dnnresolve.check_conda import is_own_build
+    from dnnresolve.conda_builds import is_own_build
 
     for f in matrix.frameworks:
         variants = {c.series for c in f.cuda}

@@ -82,12 +82,19 @@ def test_torch_1_8_2_lts_installs_from_its_own_index(run_cli: Cli) -> None:
 
 
 # The pip-era releases PyPI serves (pip 26.3 `pip index versions`, 2026-12-01; jax with --python-version 3.12,
-# tensorflow with 3.11) and the extras whose install brings nvidia-* wheels.
+# tensorflow with 3.11) and the extras whose install brings nvidia-* wheels. torch: every release from 1.13.0 (the
+# first whose Linux wheels require nvidia-* wheels) in PyPI's simple index (2026-12-02), whose plain install brings
+# them; jax 0.4.15 and 0.4.32 are yanked (0.4.15 is an sdist only).
 def _each(versions: str, extras: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return dict.fromkeys(versions.split(" "), extras)
 
 
 PIP_ERA = {
+    "torch": _each(
+        "1.13.0 1.13.1 2.0.0 2.0.1 2.1.0 2.1.1 2.1.2 2.2.0 2.2.1 2.2.2 2.3.0 2.3.1 2.4.0 2.4.1 2.5.0 2.5.1 2.6.0 "
+        "2.7.0 2.7.1 2.8.0 2.9.0 2.9.1 2.10.0 2.11.0 2.12.0 2.12.1 2.13.0 2.14.0 2.14.1 2.15.0",
+        ("",),
+    ),
     "tensorflow": _each(
         "2.14.0 2.14.1 2.15.0 2.15.0.post1 2.15.1 2.16.1 2.16.2 2.17.0 2.17.1 2.18.0 2.18.1 2.19.0 2.19.1 "
         "2.20.0 2.21.0",

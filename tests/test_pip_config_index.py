@@ -106,3 +106,80 @@ def test_plan_reads_pip_s_configuration(run_cli: RunCli, tmp_path: Path) -> None
     assert r.returncode in (0, 1), r.stderr
     req = json.loads(r.stdout)["requirements"][0]
     assert req["cuda_variant"] == "11.8", req["cuda_variant"]
+
+
+def _profile(tmp_path: Path, pip: dict[str, object] | None) -> Path:
+    """A profile of a machine with driver 470 and Python 3.11, as `detect --json` writes it there."""
+    data: dict[str, object] = {"schema": "dnnresolve-runtime/1", "driver": "470.82.01", "python": {"version": "3.11"}}
+    if pip is not None:
+        data["pip"] = pip
+    path = tmp_path / "target.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_check_reads_the_target_s_pip_configuration_from_its_profile(run_cli: RunCli, tmp_path: Path) -> None:
+    # the cluster's pip is set to the cu118 index; the CI machine running the check is set to cu121
+    pip = {"index_url": CU118, "from": {"index-url": "/etc/pip.conf"}}
+    target = _profile(tmp_path, pip)
+    (tmp_path / "requirements.txt").write_text("torch==2.1.0\n")
+    r = run_cli("check", "requirements.txt", "--target", str(target), "--json", env=_env(tmp_path, PIP_INDEX_URL=CU121))
+    assert r.returncode in (0, 1), r.stderr
+    out = json.loads(r.stdout)
+    [line] = out["checked_lines"]
+    assert line["release"] == "torch 2.1.0 for CUDA 11.8"
+    assert any("on the target" in n and "index-url from /etc/pip.conf" in n for n in out["notes"]), out["notes"]
+
+
+def test_a_profile_without_pip_s_configuration_falls_back_to_this_machine_s(run_cli: RunCli, tmp_path: Path) -> None:
+    target = _profile(tmp_path, None)
+    (tmp_path / "requirements.txt").write_text("torch==2.1.0\n")
+    r = run_cli("check", "requirements.txt", "--target", str(target), "--json", env=_env(tmp_path, PIP_INDEX_URL=CU118))
+    out = json.loads(r.stdout)
+    [line] = out["checked_lines"]
+    assert line["release"] == "torch 2.1.0 for CUDA 11.8"
+    assert any("does not record the target's pip configuration" in n for n in out["notes"]), out["notes"]
+
+
+def test_a_target_whose_pip_names_no_index_gets_pypi_s_build(run_cli: RunCli, tmp_path: Path) -> None:
+    target = _profile(tmp_path, {"index_url": "", "from": {}})
+    (tmp_path / "requirements.txt").write_text("torch==2.1.0\n")
+    r = run_cli("check", "requirements.txt", "--target", str(target), "--json", env=_env(tmp_path, PIP_INDEX_URL=CU118))
+    [line] = json.loads(r.stdout)["checked_lines"]
+    assert line["release"] == "torch 2.1.0 for CUDA 12.1"
+
+
+def test_plan_reads_the_target_s_pip_configuration(run_cli: RunCli, tmp_path: Path) -> None:
+    target = _profile(tmp_path, {"index_url": CU118, "from": {"index-url": "PIP_INDEX_URL"}})
+    env = _env(tmp_path, PIP_INDEX_URL=CU121)
+    r = run_cli("plan", "torch==2.1.0", "--no-detect", "--target", str(target), "--json", env=env)
+    assert r.returncode in (0, 1), r.stderr
+    assert json.loads(r.stdout)["requirements"][0]["cuda_variant"] == "11.8"
+
+
+def test_detect_records_pip_s_configuration_and_it_reads_back(run_cli: RunCli, tmp_path: Path) -> None:
+    _conf(tmp_path / "home/.config/pip/pip.conf", f"[global]\nindex-url = {CU118}\nextra-index-url = {CU121}\n")
+    r = run_cli("detect", "--json", env=_env(tmp_path, PIP_FIND_LINKS="/srv/wheels"))
+    assert r.returncode == 0, r.stderr
+    pip = json.loads(r.stdout)["pip"]
+    assert (pip["index_url"], pip["extra_index_urls"], pip["find_links"]) == (CU118, [CU121], ["/srv/wheels"])
+    assert pip["from"] == {
+        "index-url": str(tmp_path / "home/.config/pip/pip.conf"),
+        "extra-index-url": str(tmp_path / "home/.config/pip/pip.conf"),
+        "find-links": "PIP_FIND_LINKS",
+    }
+    (tmp_path / "target.json").write_text(r.stdout)
+    (tmp_path / "requirements.txt").write_text("torch==2.1.0\n")
+    r = run_cli(
+        "check", "requirements.txt", "--target", "target.json", "--driver", "470.82.01", "--json", env=_env(tmp_path)
+    )
+    [line] = json.loads(r.stdout)["checked_lines"]
+    assert line["release"] == "torch 2.1.0 for CUDA 11.8"
+
+
+def test_a_bad_pip_field_names_the_profile_and_field(run_cli: RunCli, tmp_path: Path) -> None:
+    target = _profile(tmp_path, {"extra_index_urls": "https://x/simple"})
+    (tmp_path / "requirements.txt").write_text("torch==2.1.0\n")
+    r = run_cli("check", "requirements.txt", "--target", str(target), env=_env(tmp_path))
+    assert r.returncode == 2
+    assert "target.json" in r.stderr and "pip.extra_index_urls" in r.stderr and "Traceback" not in r.stderr

@@ -389,3 +389,58 @@ def test_the_floor_is_the_oldest_architecture_every_library_carries() -> None:
     assert va.library_floor({"a.so": [_unit((ptx, 35, False), (sass, 50, False))]})[0] == "3.5"
     assert va.library_floor({"a.so": ops, "hopper.so": [_unit((sass, 90, True))]})[:2] == ("9.0", "hopper.so")
     assert va.library_floor({"loader.so": []}) is None
+
+
+def test_a_wheel_is_read_as_its_download_streams_past(tmp_path: Path) -> None:
+    """PyPI's wheel is read from one download as it arrives (no copy of it on disk), held against the index's
+    sha256, and gives what the same wheel read from disk gives; a download that is not the index's file fails."""
+    import hashlib
+
+    from tests.servers import Reply, serve
+
+    wheel = _cudnn_wheel(tmp_path)
+    adv = "nvidia/cudnn/lib/libcudnn_adv.so.8"
+    with zipfile.ZipFile(wheel, "a", zipfile.ZIP_DEFLATED) as z, z.open(adv, "w", force_zip64=True) as out:
+        out.write(_library(tmp_path, "adv", [_fatbin((va.KIND_SASS, 50))]).read_bytes())
+    body = wheel.read_bytes()
+    work = tmp_path / "work"
+    work.mkdir()
+    with serve({"/w.whl": Reply(body)}) as server:
+        found = {"filename": wheel.name, "url": server.url("/w.whl"), "sha256": hashlib.sha256(body).hexdigest()}
+        streamed, _ = va.wheel_members(found, work, nvidia=True)
+        assert not list(work.iterdir())  # each library deleted once read; the wheel never written
+        local, _ = va.wheel_members(wheel, work, nvidia=True)
+        assert streamed == local and set(local) == {
+            "libcudnn_ops_infer.so.8",
+            "libcudnn_cnn_infer.so.8",
+            "libcudnn_adv.so.8",
+        }
+        assert va.library_floor(streamed)[0] == "5.0"
+        with pytest.raises(SystemExit, match=r"manylinux1_x86_64\.whl: sha256 [0-9a-f]{64} is not the index's 0{64}"):
+            va.wheel_members({**found, "sha256": "00" * 32}, work, nvidia=True)
+        server.routes["/w.whl"] = Reply(body[: len(body) // 2])
+        with pytest.raises(SystemExit, match=r"the download ends early|CRC-32"):
+            va.wheel_members(found, work, nvidia=True)
+
+
+def test_a_zip_written_with_data_descriptors_is_refused_by_name(tmp_path: Path) -> None:
+    import io
+
+    from wheel_stream import WheelStreamError, members  # on the path since verify_archs loaded
+
+    class Unseekable(io.RawIOBase):
+        def __init__(self) -> None:
+            self.data = bytearray()
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, b: bytes) -> int:  # type: ignore[override]
+            self.data += b
+            return len(b)
+
+    sink = Unseekable()
+    with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED) as z:  # unseekable: sizes come after the data
+        z.writestr("torch/lib/libtorch_cuda.so", b"x" * 1000)
+    with pytest.raises(WheelStreamError, match=r"libtorch_cuda\.so: sizes in a data descriptor; download the wheel"):
+        list(members(io.BytesIO(bytes(sink.data)), "", lambda n: True, tmp_path))

@@ -26,7 +26,7 @@ from .check_conda import (
     cuda_mix,
     feature_cuda,
     is_environment,
-    own_candidates,
+    pin_result,
     select_build,
 )
 from .check_image import image_findings
@@ -46,7 +46,7 @@ from .findings import CheckedPin, CheckReport, Finding, Severity
 from .machine import CudaInstall, CudnnInstall, Runtime
 from .matrix import Matrix
 from .model import COMPANIONS
-from .solve import artifact_of, solve_requirement
+from .solve import artifact_of
 from .solve.checks import needs_system_cuda
 from .solve.results import CANNOT_RUN, RUNS, RUNS_WARNED
 from .sources.interface import IndexContext, LocatedRequirement, SourceFile
@@ -114,7 +114,7 @@ def check_sources(sources: Sequence[SourceFile], target: Runtime | None, matrix:
         report.findings.extend(source.findings)
         if source.container is not None:  # whether the container toolkit starts the image on this driver at all
             report.findings.extend(image_findings(source.container, target, matrix))
-        runtime, env_cuda = _environment(source, target, shared)
+        runtime, env_cuda = file_environment(source, target, shared)
         if source.container is not None:
             report.containers.append(_container_target(source, runtime))
         env = shared_key if runtime is shared else repr(runtime)
@@ -196,9 +196,11 @@ def _checked_pins(
 # ------------------------------------------------------------------ environments and pins
 
 
-def _environment(
+def file_environment(
     source: SourceFile, target: Runtime | None, shared: Runtime
 ) -> tuple[Runtime, list[tuple[str, CudaVersion, LocatedRequirement]]]:
+    """The machine a file's lines install onto (a Dockerfile's image, an environment file's new environment with its
+    own Python and CUDA pins), and the CUDA pins it makes; ``shared`` where it sets nothing of its own."""
     if source.container is not None:  # a Dockerfile: its image, on the target's driver and GPUs
         return source.container.runtime(target), []
     if source.kind == "conda":  # a new environment: none of the active one's contents (``conda_cuda``)
@@ -298,16 +300,7 @@ def _solve(pin: Pin, env: str, runtime: Runtime, matrix: Matrix, memo: _Memo) ->
     key = (str(pin.requirement), repr(pin.variant) if pin.variant else "", pin.cpu, env)
     found = memo.run.solved.get(key)
     if found is None:
-        result = solve_requirement(pin.requirement, runtime, matrix)
-        own = own_candidates(pin, runtime, matrix)  # a channel's own builds, not the wheels (Anaconda's TensorFlow)
-        if own is not None:
-            result.candidates, result.build_named = own, True
-        if pin.variant is not None:
-            variant = pin.variant  # a whole major (jaxlib's +cuda12.cudnn89) takes any build of it
-            result.candidates = [c for c in result.candidates if c.cuda is not None and variant.names_build(c.cuda)]
-        elif pin.cpu:
-            result.candidates = [c for c in result.candidates if c.cuda is None]
-        result.build_named = result.build_named or pin.variant is not None or pin.cpu
+        result = pin_result(pin, runtime, matrix)
         found = memo.run.add(key, result, matrix)
     return found
 

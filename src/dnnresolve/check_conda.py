@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .check_pairs import Pin, Solved
-from .compat import CudnnRule
+from .conda_builds import by_channel, candidates, channel_name
 from .conda_cuda import held_cuda, holders, per_cuda_package, pins_series, share, takes
 from .findings import CheckReport, Finding, Severity
 from .machine import Runtime
@@ -31,10 +31,9 @@ from .model import FrameworkRelease, InstallRecipe
 from .pkgname import canonicalize_name
 from .records import replace
 from .solve import solve_requirement
-from .solve.checks import evaluate
-from .solve.results import Candidate
+from .solve.results import Candidate, RequirementResult
 from .sources.interface import LocatedRequirement
-from .versions import CudaVersion, CudnnVersion, VersionError, parse_conda_build
+from .versions import CudaVersion, VersionError, parse_conda_build
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -46,10 +45,6 @@ FEATURE_SOURCE = (
     "https://github.com/pytorch/builder/blob/802ebf7c272a96c1954fcdea30e0168aa19942f4/conda/cuda92/meta.yaml"
 )
 _FEATURE = re.compile(r"cuda(\d)(\d)|cuda(1\d)(\d)")
-# channels that build frameworks from recipes of their own rather than repackage the framework's binaries (a row's
-# conda recipe of such a channel, pinning its release, is one of its builds); the names a file may give Anaconda's
-OWN_BUILDS = ("defaults", "conda-forge")
-_ANACONDA = ("defaults", "anaconda", "main", "pkgs/main")
 
 
 def feature_cuda(name: str) -> CudaVersion | None:
@@ -141,35 +136,11 @@ def own_builds(pin: Pin, matrix: Matrix) -> list[tuple[FrameworkRelease, Install
 def _own_builds(pin: Pin, matrix: Matrix) -> list[tuple[FrameworkRelease, InstallRecipe]]:
     spec = pin.located.conda
     assert spec is not None
-    found: dict[str, list[tuple[FrameworkRelease, InstallRecipe]]] = {}
-    for row in matrix.find(pin.package, pin.requirement.specifier):
-        for rec in row.install:
-            if not is_own_build(rec):
-                continue
-            name, _, version = rec.packages[0].partition("==")
-            if name.lower() == spec.name.lower() and pin.requirement.specifier.contains(version, prereleases=True):
-                found.setdefault(rec.channels[0], []).append((row, rec))
+    found = by_channel(matrix, pin.package, pin.requirement.specifier, spec.name)
     # the channel conda takes it from: the line's own (conda-forge::), else the first of the file's that builds it
     # (conda's channel priority; no channels: Anaconda's defaults)
-    wanted = spec.channel.lower() or next((c for c in pin.channels or ("defaults",) if _channel(c) in found), "")
-    return found.get(_channel(wanted), [])
-
-
-def is_own_build(rec: InstallRecipe) -> bool:
-    """Whether a recipe is one of a channel's own builds of a release (``OWN_BUILDS``; it pins the release)."""
-    return (
-        rec.kind == "conda"
-        and bool(rec.cuda)
-        and bool(rec.channels)
-        and rec.channels[0] in OWN_BUILDS
-        and bool(rec.packages)
-        and "==" in rec.packages[0]
-    )
-
-
-def _channel(name: str) -> str:
-    name = name.lower().rstrip("/").rsplit("/", 1)[-1] if "://" in name else name.lower()
-    return "defaults" if name in _ANACONDA else name
+    wanted = spec.channel or next((c for c in pin.channels or ("defaults",) if channel_name(c) in found), "")
+    return found.get(channel_name(wanted), [])
 
 
 def _select_own(pin: Pin, requirements: Sequence[LocatedRequirement], matrix: Matrix) -> None:
@@ -196,42 +167,26 @@ def _select_own(pin: Pin, requirements: Sequence[LocatedRequirement], matrix: Ma
 
 def own_candidates(pin: Pin, runtime: Runtime, matrix: Matrix) -> list[Candidate] | None:
     """The candidates of a line of a channel's own builds (``own_builds``), each judged as that build: its CUDA, the
-    cuDNN its recipe names, both brought by conda (no system toolkit needed); None for other lines."""
+    cuDNN its recipe names, both brought by conda (no system toolkit needed), the one conda picks for the target's
+    driver first (``conda_builds.candidates``). None for other lines."""
     found = own_builds(pin, matrix)
-    if not found:
-        return None
-    out = []
-    for row, rec in found:
-        build = _as_conda_build(row, rec)
-        cuda = CudaVersion.parse(rec.cuda)
-        out.append(Candidate(build, cuda, evaluate(build, cuda, runtime, matrix)))
-    return out
+    return candidates(found, runtime, matrix) if found else None
 
 
-def _as_conda_build(row: FrameworkRelease, rec: InstallRecipe) -> FrameworkRelease:
-    """A row as one of a channel's own builds: that release, that CUDA, the cuDNN its recipe names (``cudnn=7.6``),
-    CUDA and cuDNN both conda packages of the environment; its GPU code and Pythons are not the wheels' (unknown)."""
-    from packaging.specifiers import SpecifierSet
-    from packaging.version import Version
-
-    _, _, version = rec.packages[0].partition("==")
-    cudnn = [p.split("=", 1)[1] for p in rec.packages if p.startswith("cudnn=")]
-    return replace(
-        row,
-        version=Version(version) if version else row.version,
-        covers=SpecifierSet(f"=={version}") if version else row.covers,
-        python=(),  # the channel's Pythons of it are not recorded: not the wheels'
-        cuda=(CudaVersion.parse(rec.cuda),),
-        cuda_default=None,
-        cudnn=tuple(CudnnVersion.parse(c) for c in cudnn) or row.cudnn,
-        cudnn_rule=CudnnRule.BUNDLED,
-        system_cuda=False,
-        sm=(),
-        ptx=(),
-        sm_exact=(),
-        install=(rec,),
-        source=rec.url or row.source,
-    )
+def pin_result(pin: Pin, runtime: Runtime, matrix: Matrix) -> RequirementResult:
+    """The solver's verdict on one line, narrowed to what it installs: a channel's own builds (``own_candidates``),
+    the CUDA build its tag, index, build string or environment selects (``pin.variant``), or the CPU build."""
+    result = solve_requirement(pin.requirement, runtime, matrix)
+    own = own_candidates(pin, runtime, matrix)  # a channel's own builds, not the wheels (Anaconda's TensorFlow)
+    if own is not None:
+        result.candidates, result.build_named = own, True
+    if pin.variant is not None:
+        variant = pin.variant  # a whole major (jaxlib's +cuda12.cudnn89) takes any build of it
+        result.candidates = [c for c in result.candidates if c.cuda is not None and variant.names_build(c.cuda)]
+    elif pin.cpu:
+        result.candidates = [c for c in result.candidates if c.cuda is None]
+    result.build_named = result.build_named or pin.variant is not None or pin.cpu
+    return result
 
 
 def build_cudas(pin: Pin, matrix: Matrix) -> list[CudaVersion]:

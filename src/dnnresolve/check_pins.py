@@ -7,12 +7,14 @@ from packaging.specifiers import SpecifierSet
 
 from .check_conda import build_cudas, conda_build_fix
 from .check_pairs import Brought, Pin, Solved, Wheel
+from .conda_builds import virtual_cuda_fix
 from .cuda_builds import is_cuda_plugin
 from .findings import CheckReport, Finding, Severity
 from .machine import Runtime
 from .matrix import Matrix
 from .model import extras_of
 from .plan import make_plan
+from .plan_conda import as_conda_line
 from .solve import nearest_known, under_its_own_name
 from .solve.checks import bundled_forms, evaluate, needs_system_cuda
 from .solve.conflicts import pinned_specifiers, pins_of_form, specifiers_intersect
@@ -114,8 +116,15 @@ def _judge(
         reasons += f" (CUDA {pin.variant} comes from the {pin.variant_from})"
     plan = make_plan(SolveResult([result]), runtime, matrix)
     fix = conda_build_fix(pin, runtime, matrix)
+    held = next(
+        (c for c in failures if c.component == "conda"), None
+    )  # conda's __cuda filter alone: a driver it admits
+    if held is not None and not fix and not any(c.component == "driver" for c in failures):
+        fix = virtual_cuda_fix(held, runtime, matrix)
     if not fix and plan.requirements and plan.requirements[0].options:
         opt = plan.requirements[0].options[0]
+        if pin.located.conda is not None:  # a conda line: conda's command for the build, not pip's
+            opt = as_conda_line(opt)
         fix = "\n".join([opt.title, *("$ " + s.shell if s.kind != "manual" else s.description for s in opt.steps)])
     source = failures[0].source or best.release.source
     if not result.build_named and len({c.cuda for c in result.requested}) > 1:

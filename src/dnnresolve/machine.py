@@ -3,6 +3,7 @@ modules), detected, read from a profile or given with flags. No I/O here."""
 
 from __future__ import annotations
 
+from .indexes import PipContext
 from .records import field, record
 from .versions import (
     BuildTag,
@@ -123,6 +124,8 @@ class Runtime:
     # facts known to be missing, not merely unknown: "cuda", "cudnn" of a container image that has none
     absent: set[str] = field(default_factory=set)
     conda_cuda: CudaVersion | None = None  # the CUDA its pytorch-cuda / cuda-version / cudatoolkit holds it to
+    # the indexes its pip is configured with (pip.conf, PIP_* variables); None where not known (flags, old profiles)
+    pip: PipContext | None = None
 
     @property
     def active_cuda(self) -> CudaInstall | None:

@@ -101,6 +101,9 @@ class FrameworkRelease:
     wheels_any_python: bool = False  # its wheels are tagged for any CPython (py2.py3); ``python`` is what it states
     system_cuda: bool = False  # its wheels bring cuDNN (cudnn_rule bundled) but load CUDA from the system (MXNet < 1.8)
     builds_each_release: bool = False  # every release it covers has the builds its steps pin (Paddle's .postNNN)
+    # per release it covers, the release of the package whose extras its steps name that pins it (jaxlib 0.1.72 is
+    # installed as jax[cuda111]==0.2.22); "" where no release of it does
+    pinned_by: tuple[tuple[str, str], ...] = ()
     install: tuple[InstallRecipe, ...] = ()
     source: str = ""
     sources: tuple[str, ...] = ()
@@ -115,6 +118,23 @@ class FrameworkRelease:
 
     def matches(self, version: Version) -> bool:
         return self.covers.contains(version, prereleases=True)
+
+    def through(self, requirement: str, version: Version | None = None) -> str | None:
+        """A step's requirement as it installs this row's release (or ``version``): another package's extra left
+        unpinned (``jax[cuda111]`` of a jaxlib row) is pinned to the release of it that pins this one
+        (``pinned_by``), None where none does; any other requirement as it is."""
+        if not self.pinned_by:
+            return requirement
+        try:
+            req = parse_requirement(requirement)
+        except InvalidRequirement:
+            return requirement
+        if req.specifier or req.url or canonicalize_name(req.name) in {canonicalize_name(n) for n in self.names}:
+            return requirement
+        by = dict(self.pinned_by).get(str(self.version if version is None else version))
+        if by is None:  # a release the row does not list: pinned to its own number, as any other row's step
+            return requirement
+        return f"{requirement}=={by}" if by else None
 
     def for_version(self, version: Version) -> FrameworkRelease:
         """This row as the answer for ``version``, a release it covers (a row stands for a stretch of releases whose
@@ -133,6 +153,10 @@ class FrameworkRelease:
         changed = False
         dropped: set[str] = set()
         for rec in self.install:
+            if rec.kind == "pip" and self.through(rec.requirement, version) is None:
+                dropped.add(rec.cuda)  # no release of the package whose extra it names pins this one
+                changed = True
+                continue
             try:
                 req = parse_requirement(rec.requirement) if rec.kind == "pip" and "==" in rec.requirement else None
             except InvalidRequirement:

@@ -164,7 +164,9 @@ def _how_it_runs(
 
 def _without_cudnn(cand: Candidate | None) -> bool:
     """Whether the build runs here only with cuDNN turned off (the GPU is below its cuDNN's floor)."""
-    return cand is not None and any(c.component == "cudnn_gpu" and c.status is Status.WARN for c in cand.checks)
+    return cand is not None and any(
+        c.component == "cudnn_gpu" and c.status is Status.WARN and not c.requires for c in cand.checks
+    )  # (a warning a pin clears, 'nvidia-cudnn-cu12<9.11', keeps cuDNN: the pin is in the option's command)
 
 
 def _keeps_cudnn(cand: Candidate, runtime: Runtime, matrix: Matrix) -> bool:
@@ -221,6 +223,8 @@ def caveats(cand: Candidate, runtime: Runtime, matrix: Matrix) -> tuple[str, ...
                 out.append("with a driver caveat")
         elif c.component == "compute_capability":
             out.append(f"its PTX compiled for {_sm(c.found)} at first use")
+        elif c.component == "cudnn_gpu" and c.requires:
+            out.append(f"with {c.requires} beside it, whose cuDNN supports {_sm(c.found)}")
         elif c.component == "cudnn_gpu":
             out.append(f"with cuDNN turned off ({c.needed.split(':')[0]} does not support {_sm(c.found)})")
         else:

@@ -13,7 +13,7 @@ from .compat import CudnnRule
 from .driver_levels import DRIVER_BOUND, driver_upgrade
 from .machine import Runtime
 from .matrix import Matrix
-from .plan_conda import in_conda_env
+from .plan_conda import channel_builds, in_conda_env
 from .plan_options import (
     WEIGHT_NOTHING,
     fixes_for_release,
@@ -56,6 +56,7 @@ def make_plan(solved: SolveResult, runtime: Runtime, matrix: Matrix) -> Plan:
 def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> RequirementPlan:
     if not r.known:
         return RequirementPlan(r, [], f"{r.requirement.name} is not in the compatibility matrix; nothing checked")
+    r = channel_builds(r, runtime, matrix)  # Anaconda's own TensorFlow in the active environment, not the wheel
     best = r.best
     if best is None:
         return _under_its_own_name(r, runtime, matrix) or RequirementPlan(r, [], _not_in_matrix(r, runtime, matrix))

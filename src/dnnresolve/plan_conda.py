@@ -15,11 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .conda_builds import by_channel, candidates, channel_name, is_own_build
 from .conda_cuda import held_cuda, holders, pins_series, sets_cuda, takes
 from .machine import InstalledPackage, Runtime
+from .matrix import Matrix
 from .model import FrameworkRelease, InstallRecipe
 from .pkgname import canonicalize_name
 from .plansteps import env_name, env_python
+from .records import replace
 from .solve import Candidate, RequirementResult
 from .specs import InvalidRequirement, parse_requirement
 from .steps import Step
@@ -40,6 +43,18 @@ def conda_framework(r: RequirementResult, runtime: Runtime) -> InstalledPackage 
     if r.best is not None:
         names |= set(r.best.release.names)
     return next((p for p in runtime.packages if p.by_conda and canonicalize_name(p.name) in names), None)
+
+
+def channel_builds(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> RequirementResult:
+    """Where a channel that builds the framework itself (``conda_builds.OWN_BUILDS``: Anaconda's defaults,
+    conda-forge) installed it in the active environment: the requirement as that channel's builds of the releases it
+    allows, each judged as itself (its CUDA and cuDNN conda packages, not a system toolkit), since ``conda install``
+    there installs one of them, not a wheel; ``r`` itself for any other."""
+    installed = conda_framework(r, runtime)
+    if installed is None:
+        return r
+    found = by_channel(matrix, r.package, r.requirement.specifier).get(channel_name(installed.channel))
+    return replace(r, candidates=candidates(found, runtime, matrix)) if found else r
 
 
 def in_conda_env(r: RequirementResult, options: Sequence[Option], runtime: Runtime) -> list[Option]:
@@ -72,13 +87,13 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
         elif env is not None and cuda != env:
             build = f"its CUDA {cuda} conda build takes any CUDA {cuda.major}.x and so"
         else:
-            build = f"its CUDA {pick.cuda} build"
+            build = f"its CUDA {cuda} build{_whose(same)}"
         title = (
             f"install {pick.release.package} {pick.release.version} with conda into this environment: {build} keeps "
             f"the environment's {held} (pip would install over conda's {installed.describe()})"
         )
         step = Step("conda", f"install {pick.release.package} {pick.release.version} with conda", tuple(argv))
-        steps = _replaced(o.steps, installed, [step])
+        steps = _replaced(o.steps, [installed.name], [step])
         return Option(title, steps, max(o.weight, WEIGHT_IN_ENV), o.resolves, o.notes, o.driver_upgrade, pick)
     row = c.release
     name = env_name(row)
@@ -86,14 +101,15 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
     py = _python(row, rec, runtime)
     create = ["conda", "create", "-y", "-n", name]
     if rec is not None:
-        create += [*_channels(rec), f"python={py}", *_packages(rec, c, None)]
+        # a channel's own build whose Pythons are not recorded: conda picks a Python its build has
+        python = [f"python={py}"] if py is not None else []
+        made = "create a conda environment with" + (f" Python {py} and" if py is not None else "")
+        create += [*_channels(rec), *python, *_packages(rec, c, None)]
         steps = [
-            Step(
-                "conda", f"create a conda environment with Python {py} and the official conda packages", tuple(create)
-            ),
+            Step("conda", f"{made} the {'official ' if py is not None else ''}conda packages", tuple(create)),
             Step("conda", "activate it", ("conda", "activate", name)),
         ]
-        steps = _replaced(o.steps, installed, steps)
+        steps = _replaced(o.steps, [installed.name], steps)
         needs = f"its conda build needs CUDA {rec.cuda}" if rec.cuda else "its conda build is the CPU one"
         why = f"{needs}, and this environment holds {held}: one conda environment holds one CUDA"
     else:
@@ -104,7 +120,10 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
         ]
         why = f"conda has no package of it, and pip would install over conda's {installed.describe()} here"
     title = f"{o.title}, in a new conda environment ({why})"
-    notes = [*o.notes, f"packages as the install page gives them ({row.source})"] if rec is not None else o.notes
+    notes = o.notes
+    if rec is not None:
+        given = "its recipe gives them" if is_own_build(rec) else "the install page gives them"
+        notes = [*o.notes, f"packages as {given} ({rec.url or row.source})"]
     return Option(title, steps, max(o.weight, WEIGHT_NEW_ENV), o.resolves, notes, o.driver_upgrade, c)
 
 
@@ -143,12 +162,34 @@ def _beside(o: Option, runtime: Runtime) -> Option:
     return Option(title, steps, max(o.weight, WEIGHT_NEW_ENV), o.resolves, o.notes, o.driver_upgrade, c)
 
 
-def _replaced(steps: Sequence[Step], installed: InstalledPackage, by: list[Step]) -> list[Step]:
-    """``steps`` with the pip steps that install the framework replaced by ``by`` (where the first stood); the others
-    (a module to load, a driver, cuDNN put on the library path) stay."""
+def as_conda_line(o: Option) -> Option:
+    """An option as a conda line of an environment file takes it: its pip install of the framework as the conda
+    install of the same build, from its conda recipe (a channel's own build, PyTorch's channel); where conda has no
+    package of that build, the pip install stays, said to belong in the file's ``pip:`` section."""
+    from .plan import Option
+
+    c = o.candidate
+    if c is None:
+        return o
+    pips = [s for s in o.steps if s.kind == "pip" and any(_installs(s, n) for n in c.release.names)]
+    rec = c.release.recipe(c.cuda, kind="conda")
+    if not pips:
+        return o
+    if rec is None:
+        title = f"{o.title} (conda has no package of this build: pip installs it, from the file's pip: section)"
+        return Option(title, o.steps, o.weight, o.resolves, o.notes, o.driver_upgrade, c)
+    argv = ("conda", "install", "-y", *_channels(rec), *_packages(rec, c, None))
+    step = Step("conda", f"install {c.release.package} {c.release.version} with conda", argv)
+    steps = _replaced(o.steps, c.release.names, [step])
+    return Option(o.title, steps, o.weight, o.resolves, o.notes, o.driver_upgrade, c)
+
+
+def _replaced(steps: Sequence[Step], names: Sequence[str], by: list[Step]) -> list[Step]:
+    """``steps`` with the pip steps that install the framework (any of ``names``) replaced by ``by`` (where the first
+    stood); the others (a module to load, a driver, cuDNN put on the library path) stay."""
     out: list[Step] = []
     for s in steps:
-        if s.kind == "pip" and _installs(s, installed.name):
+        if s.kind == "pip" and any(_installs(s, n) for n in names):
             out.extend(by)
             by = []
         else:
@@ -192,6 +233,11 @@ def _fitting_build(c: Candidate, r: RequirementResult, runtime: Runtime) -> tupl
     return None
 
 
+def _whose(rec: InstallRecipe) -> str:
+    """`` from defaults`` for a channel's own build (``conda_builds``), else nothing."""
+    return f" from {rec.channels[0]}" if is_own_build(rec) else ""
+
+
 def _recipe_cuda(rec: InstallRecipe) -> CudaVersion | None:
     try:
         return CudaVersion.parse(rec.cuda).series if rec.cuda else None
@@ -205,8 +251,11 @@ def _python_fits(rec: InstallRecipe, runtime: Runtime) -> bool:
     return any(PythonVersion.parse(p).series == runtime.python.series for p in rec.python)
 
 
-def _python(row: FrameworkRelease, rec: InstallRecipe | None, runtime: Runtime) -> PythonVersion:
-    """The new environment's Python: the recipe's own list where it states one, else the row's (``env_python``)."""
+def _python(row: FrameworkRelease, rec: InstallRecipe | None, runtime: Runtime) -> PythonVersion | None:
+    """The new environment's Python: the recipe's own list where it states one, else the row's (``env_python``);
+    None for a channel's own build (``conda_builds``), whose Pythons are not recorded."""
+    if rec is not None and not rec.python and not row.python:
+        return None
     if rec is not None and rec.python:
         pythons = sorted(PythonVersion.parse(p).series for p in rec.python)
         have = runtime.python.series if runtime.python else None

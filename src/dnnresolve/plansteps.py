@@ -78,7 +78,8 @@ def _pip_step(
     if rec is None:
         argv += [f"{row.package}=={row.version}", *with_]
         return Step("pip", f"install {row.package} {row.version}", tuple(argv))
-    argv.append(_pinned(rec.requirement, row))
+    pinned = _pinned(rec.requirement, row)
+    argv.append(pinned)
     argv.extend(f"{name}=={version}" for name, version in rec.companions)
     argv.extend(with_)
     if rec.index_url:
@@ -87,12 +88,19 @@ def _pip_step(
         argv += ["--extra-index-url", rec.extra_index_url]
     if rec.find_links:
         argv += ["--find-links", rec.find_links]
-    what = f"install {rec.requirement}" + (f" (CUDA {rec.cuda} build)" if rec.cuda else "")
+    what = f"install {rec.requirement}"
+    if row.through(rec.requirement) not in (None, rec.requirement):  # another package's release brings this one
+        what = f"install {row.package} {row.version} through {pinned}, whose extra pins it"
+    what += f" (CUDA {rec.cuda} build)" if rec.cuda else ""
     return Step("pip", what, tuple(argv))
 
 
 def _pinned(requirement: str, row: FrameworkRelease) -> str:
-    """An install page's ``jax[cuda12]`` pinned to the release the plan is about: ``jax[cuda12]==0.4.30``."""
+    """An install page's ``jax[cuda12]`` pinned to the release the plan is about: ``jax[cuda12]==0.4.30``, or to the
+    release whose extra pins it (``FrameworkRelease.through``)."""
+    through = row.through(requirement)
+    if through is not None and through != requirement:
+        return through
     try:
         req = parse_requirement(requirement)
     except InvalidRequirement:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .errors import UserError
+from .indexes import IndexContext, PipContext
 from .machine import MATRIX_GPU_TABLE, CudaInstall, CudnnInstall, Gpu, InstalledPackage, Module, Runtime
 from .versions import (
     ComputeCapability,
@@ -65,8 +66,21 @@ def runtime_to_json(rt: Runtime) -> dict[str, Any]:
         "modules": [
             {"name": m.name, "version": m.version, "loaded": m.loaded, "modulefile": m.modulefile} for m in rt.modules
         ],
+        "pip": _pip_json(rt.pip),
         "notes": list(rt.notes),
         "sources": dict(rt.sources),
+    }
+
+
+def _pip_json(pip: PipContext | None) -> dict[str, Any] | None:
+    if pip is None:
+        return None
+    return {
+        "index_url": pip.index.index_url,
+        "extra_index_urls": list(pip.index.extra_index_urls),
+        "find_links": list(pip.index.find_links),
+        "no_index": pip.index.no_index,
+        "from": dict(pip.origins),
     }
 
 
@@ -244,6 +258,7 @@ def runtime_from_json(data: Any, file: str) -> Runtime:
                 r.get(m, "modulefile", str, where, ""),
             )
         )
+    rt.pip = _pip_from_json(r, data)
     notes = r.get(data, "notes", list, "", [])
     if not all(isinstance(n, str) for n in notes):
         raise r.fail("notes", "expected a list of strings")
@@ -255,6 +270,31 @@ def runtime_from_json(data: Any, file: str) -> Runtime:
     if rt.gpus and _OLD_CAPABILITY_FROM.match(rt.sources.get("gpus", "")):
         rt.sources["gpus"] = rt.gpus[0].found_in
     return rt
+
+
+def _pip_from_json(r: _Reader, data: dict[str, Any]) -> PipContext | None:
+    """The profile's pip configuration; None where the profile predates it (``"pip"`` missing or null)."""
+    pip = data.get("pip")
+    if pip is None:
+        return None
+    if not isinstance(pip, dict):
+        raise r.fail("pip", f"expected an object, got {type(pip).__name__}")
+    lists: dict[str, tuple[str, ...]] = {}
+    for key in ("extra_index_urls", "find_links"):
+        value = r.get(pip, key, list, "pip.", [])
+        if not all(isinstance(v, str) for v in value):
+            raise r.fail(f"pip.{key}", "expected a list of strings")
+        lists[key] = tuple(value)
+    origins = r.get(pip, "from", dict, "pip.", {})
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in origins.items()):
+        raise r.fail("pip.from", "expected an object of strings")
+    index = IndexContext(
+        r.get(pip, "index_url", str, "pip.", ""),
+        lists["extra_index_urls"],
+        lists["find_links"],
+        r.get(pip, "no_index", bool, "pip.", False),
+    )
+    return PipContext(index, tuple(origins.items()))
 
 
 # how a GPU's found_in ended before compute_capability_from: "...; compute capability 3.5 from the matrix's GPU

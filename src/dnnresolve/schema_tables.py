@@ -60,6 +60,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
+    from packaging.specifiers import SpecifierSet
+
     T = TypeVar("T")
 
 
@@ -129,6 +131,26 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
     return tuple(out)
 
 
+def _pinned_by(row: Row, covers: SpecifierSet) -> tuple[tuple[str, str], ...]:
+    """``pinned_by = { "0.1.72" = "0.2.22", "0.1.74" = "" }``: per release the row covers, the release of the
+    package whose extras its recipes name (jax) that pins it, "" where none does."""
+    from packaging.version import InvalidVersion, Version
+
+    raw = row.data.get("pinned_by")
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in raw.items()):
+        row.fail("pinned_by", "expected an inline table of version strings")
+    for release, by in raw.items():
+        try:
+            ok = covers.contains(Version(release), prereleases=True) and (not by or bool(Version(by)))
+        except InvalidVersion:
+            ok = False
+        if not ok:
+            row.fail("pinned_by", f'{release!r} = {by!r}: a release the row covers, and a version or ""')
+    return tuple(raw.items())
+
+
 def _framework(row: Row) -> FrameworkRelease:
     row.check_keys(
         {
@@ -153,6 +175,7 @@ def _framework(row: Row) -> FrameworkRelease:
             "wheels_any_python",
             "system_cuda",
             "builds_each_release",
+            "pinned_by",
             "install",
             "source",
             "sources",
@@ -199,6 +222,7 @@ def _framework(row: Row) -> FrameworkRelease:
         wheels_any_python=row.flag("wheels_any_python", False),
         system_cuda=row.flag("system_cuda", False),
         builds_each_release=row.flag("builds_each_release", False),
+        pinned_by=_pinned_by(row, covers),
         install=_install(row, row.data.get("install")),
         source=row.source(),
         sources=row.texts("sources"),

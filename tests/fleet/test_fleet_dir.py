@@ -201,3 +201,29 @@ def test_collects_into_one_directory_at_once_take_turns(tmp_path: Path) -> None:
     assert [p.name for p in (out / "nodes").iterdir()] == [f"{node}.json"]
     assert json.loads((out / "nodes" / f"{node}.json").read_text()) == {"written_by": node}
     assert [p.name for p in tmp_path.iterdir()] == ["fleet"]
+
+
+def test_check_an_environment_file_against_a_fleet(tmp_path: Path, run_cli: Run) -> None:
+    # a conda line is judged per node by the model check uses: Anaconda's tensorflow-gpu 2.4.1 is a CUDA 10.1 build
+    # (tests/data/anaconda_tensorflow_gpu.json) that the K20m node's driver 375.26 cannot run (CUDA 10.1 needs
+    # 418.39) and 440.33.01 can; its step is conda's. Before: exit 2, "no pip requirement of a framework ...: nothing
+    # to plan per node"
+    k20m = json.loads((DOCS_FLEET / "nodes" / "k20m-1.json").read_text())
+    fleet = write_fleet(
+        tmp_path / "fleet", {"new": (["gpu"], {**k20m, "driver": "440.33.01"}), "old": (["k20m"], k20m)}
+    )
+    (tmp_path / "environment.yml").write_text(
+        "channels:\n  - defaults\ndependencies:\n  - python=3.8\n  - tensorflow-gpu=2.4.1\n  - pip\n"
+    )
+    done = run_cli("check", "environment.yml", "--fleet", str(fleet), "--json")
+    assert done.returncode == 1, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["requirement"] == "tensorflow-gpu=2.4.1"
+    groups = {tuple(g["nodes"]): g for g in answer["groups"]}
+    assert {k: g["verdict"] for k, g in groups.items()} == {("new",): "installable", ("old",): "needs_root"}
+    new = groups[("new",)]["plan"]["requirements"][0]
+    assert new["cuda_variant"] == "10.1"
+    steps = [s["argv"] for s in new["options"][0]["steps"]]
+    assert steps == [
+        ["conda", "install", "-y", "-c", "defaults", "tensorflow-gpu==2.4.1", "cudatoolkit=10.1", "cudnn=7.6"]
+    ]

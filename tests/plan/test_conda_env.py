@@ -302,3 +302,68 @@ def test_conda_installed_build_is_judged_against_the_environments_cuda(run_cli, 
     out = run_cli("plan", "cupy-cuda11x==13.3.0", "--root", str(root), "--json", env=_env())
     [cuda] = [c for c in json.loads(out.stdout)["requirements"][0]["checks"] if c["component"] == "cuda"]
     assert cuda["status"] == "fail", cuda
+
+
+# Anaconda's defaults channel builds tensorflow-gpu itself (tests/data/anaconda_tensorflow_gpu.json): other CUDA builds
+# than the wheels, each bringing cudatoolkit and cudnn as conda packages. The records are those of a published
+# `conda env export` of such an environment (found 2026-12-02 with the search tool's find_string
+# "tensorflow-gpu=1.14.0=h0d30ee6_0"): tensorflow-gpu 1.14.0 h0d30ee6_0 over tensorflow gpu_py36h3fb9ad6_0 and
+# tensorflow-base gpu_py36he45bfe2_0 (the 1.14.0 CUDA 10.1 base build recorded from Anaconda's recipes), cudatoolkit
+# 10.1.168 0, cudnn 7.6.0 cuda10.1_0, python 3.6.6 h6e4f718_2
+def tf_env(tmp_path: Path) -> Path:
+    """The modern fixture machine (driver 570), a conda env holding Anaconda's tensorflow-gpu 1.14.0 for CUDA 10.1."""
+    root = make_machine(tmp_path, "modern")
+    env = root / PREFIX.lstrip("/")
+    (env / "lib/python3.6/site-packages/tensorflow").mkdir(parents=True)
+    _record(env, "python", "3.6.6", "h6e4f718_2", ANACONDA, [])
+    _record(env, "cudatoolkit", "10.1.168", "0", ANACONDA, [])
+    _record(env, "cudnn", "7.6.0", "cuda10.1_0", ANACONDA, [])
+    base = ["cudatoolkit >=10.1,<10.2", "cudnn >=7.6.0,<8.0a0", "python >=3.6,<3.7.0a0"]
+    files = ["lib/python3.6/site-packages/tensorflow/__init__.py"]
+    _record(env, "tensorflow-base", "1.14.0", "gpu_py36he45bfe2_0", ANACONDA, base, files=files)
+    _record(env, "tensorflow", "1.14.0", "gpu_py36h3fb9ad6_0", ANACONDA, ["tensorflow-base 1.14.0 gpu_py36he45bfe2_0"])
+    _record(
+        env, "tensorflow-gpu", "1.14.0", "h0d30ee6_0", ANACONDA, ["tensorflow 1.14.0"], requested_spec="tensorflow-gpu"
+    )
+    return root
+
+
+def _tf_plan(run_cli, root: Path, spec: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    out = run_cli("plan", spec, "--root", str(root), "--gpu", "V100", "--json", env=_env())
+    assert out.returncode in (0, 1) and not out.stderr, out.stderr
+    plan: dict[str, Any] = json.loads(out.stdout)
+    return plan
+
+
+def test_anacondas_build_for_the_environments_cuda_installs_into_it(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # tensorflow-gpu 2.4.1: the wheel is a CUDA 11.0 build, Anaconda's a CUDA 10.1 one with cuDNN 7.6. Before, the plan
+    # judged the wheel and put a CUDA 11.0 runfile and a cuDNN 8.9 download before the `conda install`, titled "its
+    # CUDA 11.0 build keeps the environment's CUDA 10.1"
+    root = tf_env(tmp_path)
+    plan = _tf_plan(run_cli, root, "tensorflow-gpu==2.4.1")
+    req = plan["requirements"][0]
+    assert req["release"] == "2.4.1" and req["cuda_variant"] == "10.1" and req["verdict"] == "runs", req
+    assert _steps(plan)[0] == [
+        ["conda", "install", "-y", "-c", "defaults", "tensorflow-gpu==2.4.1", "cudatoolkit=10.1", "cudnn=7.6"]
+    ]
+    title = req["options"][0]["title"]
+    assert "CUDA 10.1 build from defaults keeps the environment's CUDA 10.1 (conda cudatoolkit 10.1.168)" in title
+    assert "AnacondaRecipes/tensorflow_recipes" in req["source"]
+    # the release conda installed there runs as it is: its CUDA 10.1 build, not the CUDA 10.0 wheel
+    plan = _tf_plan(run_cli, root, "tensorflow-gpu==1.14.0")
+    assert plan["requirements"][0]["satisfied"] and "pip" not in json.dumps(plan["requirements"][0]["options"])
+
+
+def test_anacondas_build_of_another_cuda_is_a_new_environment_of_conda_packages(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # tensorflow-gpu 1.13.1: Anaconda built it for CUDA 9.0, 9.2 and 10.0 (cudnn 7.3), none of which cudatoolkit 10.1
+    # takes. Before: a CUDA 10.0 runfile and a cuDNN 7.6.5 download by hand, then `conda create`, which brings both
+    root = tf_env(tmp_path)
+    plan = _tf_plan(run_cli, root, "tensorflow-gpu==1.13.1")
+    first = _steps(plan)[0]
+    assert first == [
+        ["conda", "create", "-y", "-n", "tensorflow-gpu-1.13.1", "-c", "defaults", "tensorflow-gpu==1.13.1",
+         "cudatoolkit=10.0", "cudnn=7.3"],
+        ["conda", "activate", "tensorflow-gpu-1.13.1"],
+    ]  # fmt: skip
+    for option in _steps(plan):  # nothing by hand: conda brings CUDA and cuDNN
+        assert all(argv[:1] == ["conda"] for argv in option), option

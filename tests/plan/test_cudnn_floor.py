@@ -201,3 +201,24 @@ def test_check_of_a_requirements_file_names_the_cudnn_wheel_pin(run_cli: RunCli,
     r = run_cli("check", str(req), *JAX_PASCAL)
     flat = " ".join(r.stdout.split())
     assert "requirements.txt:1" in flat and "add 'nvidia-cudnn-cu12<9.11' to the pip command" in flat, r.stdout
+
+
+def test_a_system_cudnn_9_24_for_cuda_13_names_its_floor(run_cli: RunCli) -> None:
+    # The matrix knew no CUDA 13 floor from cuDNN 9.23.1 on: the plan said nothing of cuDNN on a Volta GPU. NVIDIA's
+    # nvidia-cudnn-cu13 9.24.0.43 wheel carries code for sm_75 and newer in every library.
+    args = ("--no-detect", "--driver", "580.65.06", "--gpu", "7.0", "--cuda", "13.0", "--python", "3.12")
+    r = run_cli("plan", "jax[cuda13-local]==0.11.1", *args, "--cudnn", "9.24.0")
+    table = r.stdout.split("Options, best first:", 1)[0]
+    line = next(x for x in table.splitlines() if "cudnn_gpu" in x)
+    assert line.split()[0] == "MISSING" and "needs cuDNN 9.24.0: >= 7.5" in line and line.split()[-1] == "7.0"
+    assert "read from NVIDIA's nvidia-cudnn-cu13 9.24.0 wheel" in " ".join(table.split())
+
+
+def test_an_option_whose_pin_keeps_cudnn_does_not_say_cudnn_is_turned_off(run_cli: RunCli) -> None:
+    # The option's own command holds the cuDNN wheel below 9.11, whose cuDNN supports sm_70: its title said "with
+    # cuDNN turned off (nvidia-cudnn-cu12<9.11 (cuDNN 9.10.2) does not support sm_70)", the opposite.
+    args = ("--no-detect", "--driver", "580.65.06", "--gpu", "7.0", "--cuda", "13.0", "--python", "3.12")
+    r = run_cli("plan", "jax[cuda13-local]==0.11.1", *args, "--cudnn", "9.24.0")
+    first = " ".join(_option_blocks(r.stdout)[0].split())
+    assert "'nvidia-cudnn-cu12<9.11'" in first, first
+    assert "turned off" not in first and "with nvidia-cudnn-cu12<9.11 beside it, whose cuDNN supports sm_70" in first

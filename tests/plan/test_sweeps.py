@@ -211,3 +211,32 @@ def test_every_form_that_loads_cuda_from_the_system_states_which(matrix: Matrix)
                 elif not _NO_CUDNN_WHY.search(row.note) and (row.package, str(row.version)) not in CUDNN_UNSAID:
                     wrong.append(f"{where}: loads cuDNN from the system, states none and says not why")
     assert checked > 500 and wrong == [], "\n".join(wrong)
+
+
+def test_a_release_installed_through_jax_s_extra_is_the_one_that_extra_pins(matrix: Matrix) -> None:
+    """jaxlib before 0.4 was installed as ``jax[cudaNNN]``, and each jax release's extras pin one jaxlib release
+    (its sdist's setup.py, recorded in tests/data/jax_sdist_pins.json). For every jaxlib release some jax pins, and
+    every release a row with such steps covers: each ``jax[...]==V`` a plan writes pins that very jaxlib."""
+    import json
+    from pathlib import Path
+
+    recorded = json.loads((Path(__file__).parents[1] / "data" / "jax_sdist_pins.json").read_text())["jax"]
+    pins = {Version(jax): Version(d["jaxlib"]) for jax, d in recorded.items()}
+    rows = [r for r in matrix.releases("jaxlib") if any(rec.requirement.startswith("jax[") for rec in r.install)]
+    asked = sorted(v for v in {*pins.values(), *(r.version for r in rows)} if v < Version("0.4"))
+    wrong, checked = [], 0
+    for version in asked:
+        req = parse_requirement(f"jaxlib=={version}")
+        runtime = Runtime(os="linux", driver=DriverVersion.parse("470.82.01"), python=max(rows[0].python))
+        solved = solve([req], runtime, matrix)
+        plan = make_plan(solved, runtime, matrix).requirements[0]
+        for option in plan.options[:1]:
+            for step in option.steps:
+                for word in step.argv:
+                    m = re.fullmatch(r"jax\[[^\]]+\]==(\S+)", word)
+                    if m and Version(m.group(1)) < Version("0.4"):  # (the recorded sdists: jax before 0.4)
+                        checked += 1
+                        if pins.get(Version(m.group(1))) != version:
+                            wrong.append(f"jaxlib=={version}: {' '.join(step.argv)}")
+    assert checked >= 10
+    assert wrong == [], "\n".join(wrong)

@@ -9,12 +9,22 @@ from .common import EXIT_OK, EXIT_PROBLEMS, matrix_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..machine import Runtime
     from ..matrix import Matrix
+    from ..plan import Plan
     from ..specs import Requirement
 
 
-def fleet_answer(args: argparse.Namespace, label: str, requirements: list[Requirement], matrix: Matrix) -> int:
-    """``plan`` / ``check`` with ``--fleet DIR``: the requirements planned once per group of alike nodes."""
+def fleet_answer(
+    args: argparse.Namespace,
+    label: str,
+    requirements: list[Requirement] | Callable[[Runtime], Plan],
+    matrix: Matrix | None = None,
+) -> int:
+    """``plan`` / ``check`` with ``--fleet DIR``: the requirements (or a planner of the lines, ``check``'s) planned
+    once per group of alike nodes."""
     from ..fleet.groups import answer
     from ..fleet.store import load_fleet
     from ..plan import make_plan
@@ -26,7 +36,16 @@ def fleet_answer(args: argparse.Namespace, label: str, requirements: list[Requir
         given = (machine or ["--verify" if getattr(args, "verify", False) else f"--format {args.format}"])[0]
         raise UserError(f"--fleet answers for the fleet's own nodes: {given} cannot be given with it")
     fleet = load_fleet(args.fleet)
-    result = answer(label, fleet.nodes, lambda rt: make_plan(solve(requirements, rt, matrix), rt, matrix))
+    if callable(requirements):
+        plan_for = requirements
+    else:
+        assert matrix is not None
+        reqs, table = requirements, matrix
+
+        def plan_for(rt: Runtime) -> Plan:
+            return make_plan(solve(reqs, rt, table), rt, table)
+
+    result = answer(label, fleet.nodes, plan_for)
     render.emit_answer(result, fleet, as_json=args.json)
     return EXIT_OK if result.all_ready else EXIT_PROBLEMS
 

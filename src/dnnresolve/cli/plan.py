@@ -44,10 +44,10 @@ def _refuse_unknown(args: argparse.Namespace, requirements: list[Requirement], m
 
 def _plan_from_args(args: argparse.Namespace) -> Plan:
     from ..artifact import parse_line
+    from ..detect.pipconf import pip_context
     from ..plan import make_plan
     from ..runtime_flags import runtime_for
     from ..solve import artifact_of, solve
-    from ..sources.pipconfig import pip_context
     from ..specs import InvalidRequirement
 
     lines: list[tuple[str, Requirement | str]] = []
@@ -62,7 +62,8 @@ def _plan_from_args(args: argparse.Namespace) -> Plan:
     # what pip skips on this target (a marker) or builds from source (a path, VCS, a URL) is a note, not a plan
     requirements: list[Requirement] = []
     notes: list[tuple[str, str]] = []
-    index_urls = pip_context().index.urls  # the indexes pip here is configured with choose the build it installs
+    # the indexes the target's pip is configured with choose the build it installs (this machine's where unknown)
+    index_urls = (runtime.pip if runtime.pip is not None else pip_context()).index.urls
     for spec, line in lines:
         if isinstance(line, str):
             notes.append((spec, line))

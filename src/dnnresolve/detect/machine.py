@@ -16,10 +16,11 @@ import os
 from collections.abc import Callable, Mapping
 
 from ..errors import UserError
+from ..indexes import PipContext
 from ..machine import CudaInstall, CudnnInstall, Gpu, InstalledCode, InstalledPackage, Module, Runtime
 from ..pkgname import canonicalize_name
 from ..versions import ComputeCapability, CudaVersion, VersionError, parse_build_tag
-from . import conda, cuda, cudnn, driver, gpu, linker, modules, nvml, python_env, smi
+from . import conda, cuda, cudnn, driver, gpu, linker, modules, nvml, pipconf, python_env, smi
 from .context import Job, ProbeContext
 from .overrides import apply_env_overrides, runtime_from_flags
 
@@ -185,6 +186,7 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = fr
     if pinned is not None:
         rt.conda_cuda, rt.sources["conda_cuda"] = pinned
     rt.modules = [Module(m.name, m.version, m.loaded, mods.files.get(m.full, "")) for m in mods.modules]
+    rt.pip = _guarded(ctx, "pip", lambda: pipconf.pip_context(ctx.env, ctx.root), PipContext)
     if any(not m.loaded for m in mods.modules):
         rt.sources["modules"] = "$MODULEPATH" + (f", {mods.tool} avail" if mods.tool and ctx.run_programs else "")
     rt.notes = ctx.notes

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ..indexes import IndexContext
 from ..pkgname import canonicalize_name
 from ..records import field, record
 from ..specs import MAX_VERSION_DIGITS, InvalidRequirement, Requirement, parse_requirement
@@ -13,32 +14,6 @@ from .matchspec import MatchSpec
 if TYPE_CHECKING:
     from ..findings import Finding
     from .container import Container
-
-
-@record(frozen=True)
-class IndexContext:
-    """The package indexes pip (or uv, poetry, pipenv) consults for a requirement."""
-
-    index_url: str = ""
-    extra_index_urls: tuple[str, ...] = ()
-    find_links: tuple[str, ...] = ()
-    no_index: bool = False
-
-    @property
-    def urls(self) -> tuple[str, ...]:
-        return tuple(u for u in (self.index_url, *self.extra_index_urls, *self.find_links) if u)
-
-    def merged(self, other: IndexContext) -> IndexContext:
-        return IndexContext(
-            other.index_url or self.index_url,
-            _unique(self.extra_index_urls + other.extra_index_urls),
-            _unique(self.find_links + other.find_links),
-            self.no_index or other.no_index,
-        )
-
-
-def _unique(items: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(items))
 
 
 @record(frozen=True)

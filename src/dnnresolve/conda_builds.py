@@ -1,0 +1,181 @@
+"""The builds a channel makes of a framework itself, from recipes of its own (``OWN_BUILDS``: Anaconda's defaults,
+whose tensorflow-gpu 2.4.1 is a CUDA 10.1 build while the wheel is CUDA 11.0; conda-forge's tensorflow and jaxlib):
+which exist, and each as the artifact it is. ``check`` judges an environment file's conda line by them
+(``check_conda``), ``plan`` an active environment whose framework such a channel installed (``plan_conda``). Pure:
+no I/O.
+
+The matrix records them as conda recipes of the release's row naming that channel first and pinning the release
+(``tensorflow-gpu==2.4.1``, ``cudatoolkit=10.1``, ``cudnn=7.6``); each brings its CUDA and cuDNN as conda packages.
+
+Which build conda installs (``candidates`` orders them so). conda injects the ``__cuda`` virtual package, the
+"maximum version of CUDA supported by the display driver" (``VIRTUAL_SOURCE``), and a build installs only where
+``__cuda`` meets what its CUDA packages constrain: ``cudatoolkit`` X.Y constrains ``__cuda >=X.Y`` (conda-forge's
+recipe, ``CUDATOOLKIT_SOURCE``; Anaconda's by its repodata hotfix, ``ANACONDA_SOURCE``), so a build before CUDA 12 needs
+``__cuda`` of at least its own series (one from 11.2 takes ``cudatoolkit >=X.Y,<X+1``, whose lowest is its own);
+conda-forge's CUDA 12 and later builds come with ``cuda-version`` X.Y, which constrains ``__cuda >=X`` only
+(``CUDA_VERSION_SOURCE``). Of the builds left, conda takes the newest version (``CHANNELS_SOURCE``: channel, version,
+build number), and among the variants of one version and build number the one whose dependency selects the newest
+version (``VARIANTS_SOURCE``), i.e. the newest CUDA; the channels' build numbers are not recorded, so variants of one
+version are taken as of one build number. The classic solver was seen ignoring ``__cuda`` when it was not asked for
+(conda/conda issues 9896, 10480); the model follows the solvers that honour it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .compat import CudnnRule
+from .machine import Runtime
+from .matrix import Matrix
+from .model import FrameworkRelease, InstallRecipe
+from .records import replace
+from .solve.checks import evaluate
+from .solve.results import Candidate, Check, Status
+from .versions import CudaVersion, CudnnVersion
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
+# channels that build frameworks from recipes of their own rather than repackage the framework's binaries (a row's
+# conda recipe of such a channel, pinning its release, is one of its builds); the names a file may give Anaconda's
+OWN_BUILDS = ("defaults", "conda-forge")
+_ANACONDA = ("defaults", "anaconda", "main", "pkgs/main")
+
+Build = tuple[FrameworkRelease, InstallRecipe]
+
+VIRTUAL_SOURCE = "https://docs.conda.io/projects/conda/en/stable/user-guide/tasks/manage-virtual.html"
+CUDATOOLKIT_SOURCE = "https://github.com/conda-forge/cudatoolkit-feedstock/blob/0f01f6edfe22e77ac068daa46505711a1481272e/recipe/meta.yaml"
+ANACONDA_SOURCE = (
+    "https://github.com/AnacondaRecipes/repodata-hotfixes/blob/1734a80b132ea926099394e9d22cbc07c2b34d80/main.py"
+)
+CUDA_VERSION_SOURCE = "https://github.com/conda-forge/cuda-version-feedstock/blob/d548d47b1bff47e90732995efebc869fb254f9c1/recipe/meta.yaml"
+CHANNELS_SOURCE = "https://docs.conda.io/projects/conda/en/latest/user-guide/tasks/manage-channels.html"
+VARIANTS_SOURCE = "https://mamba.readthedocs.io/en/latest/advanced_usage/package_resolution.html"
+
+
+def channel_name(name: str) -> str:
+    """A channel as the matrix's recipes name it: ``https://repo.anaconda.com/pkgs/main/linux-64`` and ``pkgs/main``
+    -> defaults, ``https://conda.anaconda.org/conda-forge/`` (or a mirror's URL of it) -> conda-forge."""
+    name = name.lower().rstrip("/")
+    if "://" in name:
+        parts = [p for p in name.split("://", 1)[1].split("/")[1:] if p and p not in _SUBDIRS]  # after the host
+        name = parts[-1] if parts else ""
+    return "defaults" if name in _ANACONDA else name
+
+
+_SUBDIRS = ("linux-64", "linux-aarch64", "linux-ppc64le", "osx-64", "osx-arm64", "win-64", "noarch")
+
+
+def is_own_build(rec: InstallRecipe) -> bool:
+    """Whether a recipe is one of a channel's own builds of a release (``OWN_BUILDS``; it pins the release)."""
+    return (
+        rec.kind == "conda"
+        and bool(rec.cuda)
+        and bool(rec.channels)
+        and rec.channels[0] in OWN_BUILDS
+        and bool(rec.packages)
+        and "==" in rec.packages[0]
+    )
+
+
+def conda_name(rec: InstallRecipe) -> str:
+    """The conda package an own build installs (``tensorflow-gpu``)."""
+    return rec.packages[0].partition("==")[0].lower()
+
+
+def build_version(rec: InstallRecipe) -> str:
+    return rec.packages[0].partition("==")[2]
+
+
+def by_channel(matrix: Matrix, package: str, spec: SpecifierSet, name: str = "") -> dict[str, list[Build]]:
+    """The own builds of ``package`` at releases ``spec`` allows, per channel; ``name``: only those of that conda
+    package (a conda line names one)."""
+    found: dict[str, list[Build]] = {}
+    for row in matrix.find(package, spec):
+        for rec in row.install:
+            if not is_own_build(rec) or (name and conda_name(rec) != name.lower()):
+                continue
+            if spec.contains(build_version(rec), prereleases=True):
+                found.setdefault(rec.channels[0], []).append((row, rec))
+    return found
+
+
+def as_conda_build(row: FrameworkRelease, rec: InstallRecipe) -> FrameworkRelease:
+    """A row as one of a channel's own builds: that release, that CUDA, the cuDNN its recipe names (``cudnn=7.6``),
+    CUDA and cuDNN both conda packages of the environment; its GPU code and Pythons are not the wheels' (unknown)."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    version = build_version(rec)
+    cudnn = [p.split("=", 1)[1] for p in rec.packages if p.startswith("cudnn=")]
+    return replace(
+        row,
+        version=Version(version) if version else row.version,
+        covers=SpecifierSet(f"=={version}") if version else row.covers,
+        python=(),  # the channel's Pythons of it are not recorded: not the wheels'
+        cuda=(CudaVersion.parse(rec.cuda),),
+        cuda_default=None,
+        cudnn=tuple(CudnnVersion.parse(c) for c in cudnn) or row.cudnn,
+        cudnn_rule=CudnnRule.BUNDLED,
+        system_cuda=False,
+        sm=(),
+        ptx=(),
+        sm_exact=(),
+        install=(rec,),
+        source=rec.url or row.source,
+    )
+
+
+def candidates(found: list[Build], runtime: Runtime, matrix: Matrix) -> list[Candidate]:
+    """Each own build judged as itself on ``runtime``: its CUDA and cuDNN conda's, the driver and GPU the machine's;
+    a build the driver's ``__cuda`` keeps conda from installing fails a "conda" check. Newest version and CUDA
+    first."""
+    have = virtual_cuda(runtime, matrix)
+    out = []
+    for row, rec in found:
+        build = as_conda_build(row, rec)
+        cuda = CudaVersion.parse(rec.cuda)
+        checks = evaluate(build, cuda, runtime, matrix)
+        floor = cuda_floor(rec)
+        if have is not None and have < floor:
+            by = "cuda-version" if floor.major >= 12 else "cudatoolkit"
+            source = CUDA_VERSION_SOURCE if by == "cuda-version" else CUDATOOLKIT_SOURCE
+            if by == "cudatoolkit" and rec.channels[0] == "defaults":
+                source = ANACONDA_SOURCE
+            reason = (
+                f"conda installs no such build here: the {rec.channels[0]} channel's CUDA {cuda} build of "
+                f"{conda_name(rec)} {build_version(rec)} comes with {by}, which asks the __cuda virtual package "
+                f"for >= {floor}, and driver {runtime.driver} gives __cuda {have} (the newest CUDA it supports)"
+            )
+            checks.append(Check("conda", Status.FAIL, reason, f"__cuda >= {floor}", f"__cuda {have}", source))
+        out.append(Candidate(build, cuda, checks))
+    # conda's order: of the builds that fail alike, a requirement's best is the first
+    out.sort(key=lambda c: (c.release.version, c.cuda or CudaVersion((0, 0))), reverse=True)
+    return out
+
+
+def cuda_floor(rec: InstallRecipe) -> CudaVersion:
+    """The least ``__cuda`` an own build installs with: its CUDA series before CUDA 12 (``cudatoolkit``'s
+    constraint), its major from 12 (``cuda-version``'s)."""
+    cuda = CudaVersion.parse(rec.cuda).series
+    return CudaVersion((cuda.major, 0)) if cuda.major >= 12 else cuda
+
+
+def virtual_cuda(runtime: Runtime, matrix: Matrix) -> CudaVersion | None:
+    """The ``__cuda`` conda sees on the target: the newest CUDA its driver supports (None: no driver known)."""
+    if runtime.driver_cuda is not None:
+        return runtime.driver_cuda.series
+    if runtime.driver is None:
+        return None
+    return matrix.driver_table(runtime.os).newest_cuda_for(runtime.driver)
+
+
+def virtual_cuda_fix(check: Check, runtime: Runtime, matrix: Matrix) -> str:
+    """The fix of a failed "conda" check (``candidates``): a driver whose ``__cuda`` admits the build."""
+    floor = CudaVersion.parse(check.needed.rsplit(" ", 1)[-1])
+    driver = matrix.driver_table(runtime.os).min_driver_for(floor)
+    least = f" (>= {driver})" if driver is not None else ""
+    return (
+        f"a driver that supports CUDA {floor}{least}, so that conda installs this build; or a release with a build "
+        f"for the CUDA the driver supports ({check.found})"
+    )
