@@ -226,6 +226,12 @@ TUNE_FORMS = [
     ),
     ("cupy.cuda.compiler.CompileException: nvrtc: error: failed to load builtins", "missing_library", {}),
     ("Broken install - missing libnvrtc.so.12", "missing_library", {"library": "libnvrtc.so.12", "cuda": "12"}),
+    # paddle/fluid/platform/init.cc (PaddlePaddle/Paddle): InitDevices found no CUDA device, behind glog's prefix
+    (
+        "W0101 00:00:00.000000  1234 init.cc:182] Compiled with WITH_GPU, but no GPU found in runtime.",
+        "init_failure",
+        {},
+    ),
 ]
 
 

@@ -305,3 +305,23 @@ def test_sigterm_mid_scan_leaves_no_worker_behind_and_prints_nothing_of_theirs(t
         assert word not in stderr, stderr
     assert status in (-signal.SIGTERM, 128 + signal.SIGTERM)  # killed by it, or an exit that says so
     assert survivors == []
+
+
+# Messages a terminal or a page broke inside their anchor, with no other anchor whole on either line
+BROKEN = [
+    [b"ImportError: libcudnn.so.8: cannot op", b"en shared object file: No such file or directory"],
+    [b"E cuda_dnn.cc:352] Loaded runtime CuDNN libr", b"ary: 8.0.5 but source was compiled with: 8.6.0"],
+    [b"    The NVIDIA driver on your system is too o", b"    ld (found version 11040)."],
+]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("broken", BROKEN)
+def test_an_anchor_broken_over_two_lines_is_found_in_a_file_as_in_a_text(
+    tmp_path: Path, broken: list[bytes], jobs: int
+) -> None:
+    path = tmp_path / "train.log"
+    noise = [f"2024-03-12 10:00:{i % 60:02d} I step.cc:42] step {i} loss=0.{i % 97:02d}".encode() for i in range(3000)]
+    path.write_bytes(b"\n".join([*noise[:1500], *broken, *noise[1500:]]) + b"\n")
+    by_file = scan_file(str(path), range_bytes=16 << 10, jobs=jobs)
+    assert by_file.diagnoses and summary(by_file) == summary(by_text(path))

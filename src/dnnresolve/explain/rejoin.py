@@ -24,7 +24,18 @@ if TYPE_CHECKING:  # (typing stays out of a start-up: tests/test_startup_imports
 
     T = TypeVar("T")
 
-__all__ = ["Lexicon", "anchor_needles", "best_reading", "glue_points", "lexicon", "score", "shared_prefix"]
+__all__ = [
+    "CONTINUATION",
+    "Lexicon",
+    "anchor_needles",
+    "best_reading",
+    "continuation",
+    "glue_points",
+    "lexicon",
+    "score",
+    "shared_prefix",
+    "unwrapped",
+]
 
 # The characters a token of NVIDIA's vocabulary is made of (file names, versions, code names, words); a quote, a
 # bracket, a colon or a space ends it.
@@ -262,3 +273,35 @@ def shared_prefix(line: str, first: str) -> int:
     while cut < len(line) and line[cut] == " ":
         cut += 1
     return cut
+
+
+# What loggers put before each line of a wrapped message: pytest's "E   ", glog's "E0312 10:00:00.123 42 a.cc:7] ",
+# a timestamp with a TensorFlow-style "W tensorflow/...cc:64] ". Only continuation lines lose it.
+# Also a quoted reply's "> ", Python logging's "WARNING:root:", TensorRT's "[06/08/2022-15:28:47] [TRT] [E] ".
+_CONTINUATION_PREFIX = (  # (compiled on first use, by re's cache: most runs wrap no message)
+    r"^(?:>(?!=) ?)*(?:E(?= )|[IWEF]\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\]"
+    r"|\d{4}-\d\d-\d\d[ T][\d:.,]+:?(?: [IWEF] [\w./\\-]+:\d+\])?"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:"
+    r"|(?:\[(?:[\d/:. -]+|TRT|[IWEF]|TensorRT|INFO|WARNING|ERROR)\] ?)+)? *"
+)
+
+CONTINUATION = re.compile(_CONTINUATION_PREFIX)
+
+
+def continuation(line: str, first: str) -> str:
+    """A continuation line without the logger prefix it repeats: one of the known shapes, or the part it shares
+    with the message's first line (digits aside: a timestamp ticks on)."""
+    rest = re.sub(_CONTINUATION_PREFIX, "", line)
+    if len(rest) == len(line):
+        rest = line[shared_prefix(line, first) :]
+    return rest
+
+
+def unwrapped(lines: Sequence[str], catalog: Catalog) -> str:
+    """``lines`` (one message a terminal or a page wrapped) read as one line: each continuation without its logger
+    prefix, joined to the line before with no space where the break falls inside a known token (``glue_points``),
+    with a space elsewhere."""
+    first = lines[0].strip()
+    rows = [first, *(continuation(line.strip(), first) for line in lines[1:])]
+    points = set(glue_points(rows, [not line[-1:].isspace() for line in lines], catalog))
+    return "".join(row + ("" if k in points else " ") for k, row in enumerate(rows)).strip()

@@ -17,26 +17,16 @@ from ..records import record
 from .catalog import Catalog, CatalogEntry, load_catalog
 from .decoders import Decoded, decode
 from .diagnosis import Diagnosis, rank
+from .loose import cut_match
 from .reading import QUERY_MARKS, flagged, join_broken_name, normalise
-from .rejoin import anchor_needles, best_reading, glue_points, score, shared_prefix
+from .rejoin import CONTINUATION, anchor_needles, best_reading, continuation, glue_points, score
 
 LOOKAHEAD = 8  # more lines a wrapped message may take (a terminal 40 columns wide wraps a long one over 8)
 LOOKBEHIND = 6  # lines before a message read for framework markers
 BATCH = 4096  # lines per prefilter pass
 MAX_DISTINCT = 500  # distinct diagnoses kept; a log cannot grow memory without bound
+LOOSE_MAX_LINES = 200  # a text this short is a title or a fragment (``loose``): read loosely when nothing else reads
 _SPACE = re.compile(r"\s+")
-# What loggers put before each line of a wrapped message: pytest's "E   ", glog's "E0312 10:00:00.123 42 a.cc:7] ",
-# a timestamp with a TensorFlow-style "W tensorflow/...cc:64] ". Only continuation lines lose it.
-# Also a quoted reply's "> ", Python logging's "WARNING:root:", TensorRT's "[06/08/2022-15:28:47] [TRT] [E] ".
-_CONTINUATION_PREFIX = (  # (compiled on first use, by re's cache: most runs wrap no message)
-    r"^(?:>(?!=) ?)*(?:E(?= )|[IWEF]\d{4} [\d:.]+ +\d+ [\w./-]+:\d+\]"
-    r"|\d{4}-\d\d-\d\d[ T][\d:.,]+:?(?: [IWEF] [\w./\\-]+:\d+\])?"
-    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]*:"
-    r"|(?:\[(?:[\d/:. -]+|TRT|[IWEF]|TensorRT|INFO|WARNING|ERROR)\] ?)+)? *"
-)
-
-_CONTINUATION = re.compile(_CONTINUATION_PREFIX)
-
 # What a line with encoded text holds (lower-cased): a URL escape of a printable character or a line break, an
 # escaped backslash or quote, or a search link's query (spaces as "+", no escape needed)
 _ESCAPE_MARKS = (*(f"%{d}" for d in "234567"), "%0a", "%0d", "%09", "\\\\", '\\"', "\\'", *QUERY_MARKS)
@@ -72,6 +62,8 @@ def scan(lines: Iterable[str], catalog: Catalog | None = None) -> ScanResult:
             base += drop
             nxt -= drop
     scanner.examine(buf, base, nxt, len(buf))
+    if not scanner.found and total <= LOOSE_MAX_LINES:  # a title or a fragment: read as users quote messages
+        scanner.read_loosely(buf, base)
     return ScanResult(scanner.result(), total, scanner.truncated)
 
 
@@ -101,37 +93,14 @@ def scan_file(
                 scanner.look_at(window, line_no - at, at)
     finally:
         hits.close()  # stops the search's workers now, not when the traceback of a Ctrl-C is let go
+    if not scanner.found and total <= LOOSE_MAX_LINES:  # a saved title or fragment: read as ``scan`` reads it
+        with open(path, encoding="utf-8-sig", errors="replace") as f:
+            scanner.read_loosely(f.read().splitlines(), 1)
     return ScanResult(scanner.result(), total, scanner.truncated)
-
-
-def _cut_match(entry: CatalogEntry, text: str, first: int, min_start: int, wrapped: bool) -> re.Match[str] | None:
-    """The entry's sentence cut short in ``text``, starting on its first line (``first`` characters) and holding
-    one of the entry's anchors (its distinctive words), or None."""
-    pattern = entry.cut
-    if pattern is None:
-        return None
-    for m in pattern.finditer(text):
-        if m.start() >= first:
-            break
-        if m.start() < min_start or (wrapped and m.end() <= first):
-            continue
-        low = _SPACE.sub(" ", m.group(0)).lower()  # (a wrapped match: the anchors' spaces are line breaks here)
-        if any(a in low for a in entry.anchors):
-            return m
-    return None
 
 
 def _norm(line: str) -> str:
     return _SPACE.sub(" ", normalise(line) if flagged(line) else line).strip()
-
-
-def _continuation(line: str, first: str) -> str:
-    """A continuation line without the logger prefix it repeats: one of the known shapes, or the part it shares
-    with the message's first line (digits aside: a timestamp ticks on)."""
-    rest = re.sub(_CONTINUATION_PREFIX, "", line)
-    if len(rest) == len(line):
-        rest = line[shared_prefix(line, first) :]
-    return rest
 
 
 def _with_next(first: str, following: list[str]) -> str:
@@ -140,7 +109,7 @@ def _with_next(first: str, following: list[str]) -> str:
     low = first.lower()
     if not following or first.endswith(" "):
         return low
-    rest = [_continuation(_norm(raw), first).lower() for raw in following]
+    rest = [continuation(_norm(raw), first).lower() for raw in following]
     return f"{low} {' '.join(rest)}\n{low}{''.join(rest)}"
 
 
@@ -226,7 +195,7 @@ class _Scanner:
         if len(lines) < 2:
             return []
         parts = [lines[0].replace(" ", "")]
-        parts.extend(_CONTINUATION.sub("", line.lstrip()).replace(" ", "") for line in lines[1:])
+        parts.extend(CONTINUATION.sub("", line.lstrip()).replace(" ", "") for line in lines[1:])
         glued = "".join(parts).lower()
         starts = [0, *accumulate(map(len, parts))]
         rows: set[int] = set()
@@ -282,7 +251,7 @@ class _Scanner:
         open_ends = [not buf[i][-1:].isspace()]
         for raw in buf[i + 1 : i + 1 + LOOKAHEAD]:
             line = _norm(raw)
-            rest = _continuation(line, first)
+            rest = continuation(line, first)
             rows[-1], rest = join_broken_name(rows[-1], rest)
             rows.append(rest)
             cut.append(len(line) - len(rest))
@@ -337,7 +306,7 @@ class _Scanner:
                     reads.append(read)
         if not reads:  # no sentence reads whole: one cut short (a title) still reads up to where it ends
             for entry in entries:
-                shortened = _cut_match(entry, text, first, min_start, wrapped)
+                shortened = cut_match(entry, text, first, min_start, wrapped)
                 read = self._read(entry, shortened, context, cut=True) if shortened else None
                 if read is not None:
                     reads.append(read)
@@ -398,6 +367,32 @@ class _Scanner:
             if applies and marker.contains in context:
                 return marker.framework
         return entry.framework
+
+    def read_loosely(self, buf: list[str], base: int) -> None:
+        """Each line of ``buf`` (line ``base`` first) read as users quote messages (``loose``: a piece of a sentence,
+        its punctuation dropped), at most one diagnosis a line; a few lines are first read as one, which stands
+        where the message it reads runs over lines (a title or a message a terminal wrapped)."""
+        from .rejoin import unwrapped
+
+        rows = [_norm(raw) for raw in buf]
+        if 1 < len(buf) <= 2 * LOOKAHEAD:
+            self._loosely(buf, base, 0, unwrapped(buf, self.catalog))
+            if any(d.text in row for d in self.found.values() for row in rows):
+                self.found.clear()  # a message on one line: each line is read on its own, as below
+        for i in range(0 if self.found else len(buf)):
+            self._loosely(buf, base, i, rows[i])
+
+    def _loosely(self, buf: list[str], base: int, i: int, line: str) -> None:
+        from .loose import pieces
+
+        before = buf[max(0, i - LOOKBEHIND) : i]
+        context = "\n".join((*before, line)).lower()
+        for entry, decoded_from, shown in pieces(self.catalog, line):
+            read = self._read(entry, decoded_from, context, cut=True)
+            if read is not None:
+                read.match = shown
+                self._keep(read, base + i, (*before, line), base + i - len(before))
+                return
 
     def result(self) -> list[Diagnosis]:
         from .fixes import generic_fixes

@@ -18,22 +18,16 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import sys
 from array import array
-from collections.abc import Callable, Generator, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Generator, Sequence
 from itertools import accumulate
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple
 
-if TYPE_CHECKING:
-    from multiprocessing.context import BaseContext
-    from multiprocessing.process import BaseProcess
+from .pool import in_pool, workers
 
 BLOCK = 256 << 10  # bytes read at a time by one searcher: small enough that its passes stay in the CPU cache
 RANGE = 4 << 20  # bytes per unit of parallel work: a Ctrl-C waits for the few being searched
 POOL_MIN = 32 << 20  # a smaller file is searched in this process: workers cost ~20 ms, save ~1.3 ms a MB
-MAX_WORKERS = 8
 _RETRY = 16  # a block whose lines are mostly distinct: this many are searched whole before cutting again
 MAX_LINE = 16_000_000  # no log line is this long; reading on would take memory without bound
 
@@ -141,10 +135,23 @@ class Needles(NamedTuple):
     letters: tuple[bytes, ...]
     lowered: tuple[bytes, ...]
     anchors: tuple[bytes, ...]
+    # each letters needle: the anchors (as their letters) that hold it, and where (a line's first half may hold it)
+    holders: dict[bytes, tuple[tuple[bytes, int], ...]]
 
     @classmethod
     def of(cls, anchors: Sequence[str]) -> Needles:
-        return cls(needles_for(anchors), needles_for(anchors, strip=False), tuple(a.lower().encode() for a in anchors))
+        found = needles_for(anchors)
+        spelt = sorted({letters(a) for a in anchors})
+        holders = {n: tuple((a, at) for a in spelt for at in _finds(a, n)) for n in found}
+        return cls(found, needles_for(anchors, strip=False), tuple(a.lower().encode() for a in anchors), holders)
+
+
+def _finds(text: bytes, needle: bytes) -> list[int]:
+    out, at = [], text.find(needle)
+    while at != -1:
+        out.append(at)
+        at = text.find(needle, at + 1)
+    return out
 
 
 def _search_block(block: bytes, needles: Needles) -> list[tuple[int, int]]:
@@ -159,24 +166,46 @@ def _search_block(block: bytes, needles: Needles) -> list[tuple[int, int]]:
 
 def _search_text(block: bytes, text: bytes, search: Sequence[bytes], needles: Needles) -> list[tuple[int, int]]:
     """``_search_block`` once ``block`` is reduced to ``text``, which is searched for ``search``."""
-    starts: set[int] = set()
+    starts: dict[int, list[tuple[bytes, int]]] = {}  # a hit line's start: the needles found in it, and where
     for needle in search:
         at = text.find(needle)
         while at != -1:
             start, end = _line_bounds(text, at)
-            starts.add(start)
+            starts.setdefault(start, []).append((needle, at))
             at = text.find(needle, end)
     if not starts:
         return []
     lines = block.splitlines(keepends=True)  # only for a block with a hit: most blocks have none
     offsets = [0, *accumulate(map(len, lines))]
-    out = []
+    out = set()
     index, prev = 0, 0
     for start in sorted(starts):
         index += _terminators(text, prev, start)
         prev = start
         if _confirmed(lines[index].lower(), needles.anchors):
-            out.append((index, offsets[index]))
+            out.add(index)
+        elif search is needles.letters:  # an anchor a wrap broke over this line and a neighbour ("cannot op" / "en")
+            out.update(index + k for k in _broken(text, start, starts[start], needles) if 0 <= index + k < len(lines))
+    return [(index, offsets[index]) for index in sorted(out)]
+
+
+def _broken(text: bytes, start: int, found: list[tuple[bytes, int]], needles: Needles) -> set[int]:
+    """Where an anchor starts (0: on this line, -1: on the line before) that runs over this line's start or end in
+    ``text`` (a block's letters), judged by the anchors that hold a needle found in the line."""
+    end = text.find(b"\n", start)
+    end = len(text) if end == -1 else end
+    after = text.find(b"\n", end + 1)
+    with_next = text[start : len(text) if after == -1 else after].replace(b"\n", b"")
+    before = text.rfind(b"\n", 0, max(0, start - 1)) + 1
+    with_previous = text[before:end].replace(b"\n", b"") if start else b""
+    out = set()
+    for needle, at in found:
+        for anchor, offset in needles.holders.get(needle, ()):
+            q = at - start - offset  # where the anchor would start, from this line's start
+            if q >= 0 and q + len(anchor) > end - start and with_next.startswith(anchor, q):
+                out.add(0)
+            elif q < 0 and start - before - 1 + q >= 0 and with_previous.startswith(anchor, start - before - 1 + q):
+                out.add(-1)
     return out
 
 
@@ -287,14 +316,6 @@ def split_ranges(f: BinaryIO, size: int, step: int = RANGE) -> list[tuple[int, i
     return [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1) if bounds[i] < bounds[i + 1]]
 
 
-def workers() -> int:
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        usable = os.cpu_count() or 1
-    return max(1, min(MAX_WORKERS, usable))
-
-
 def search_file(
     path: str,
     needles: Needles,
@@ -315,10 +336,8 @@ def search_file(
     if jobs is None:
         jobs = workers() if size >= POOL_MIN else 1
     jobs = min(jobs, len(ranges))
-    if jobs > 1:
-        results = _in_pool(path, ranges, needles, jobs, block_bytes)
-    else:
-        results = _in_turn(path, ranges, needles, block_bytes)
+    tasks = [(path, start, end, needles, block_bytes) for start, end in ranges]
+    results = in_pool(search_range, tasks, jobs) if jobs > 1 else (search_range(*task) for task in tasks)
     first_line = 1
     try:
         for (_, end), result in zip(ranges, results):
@@ -332,97 +351,6 @@ def search_file(
     finally:
         results.close()
     return first_line - 1
-
-
-def _in_turn(
-    path: str, ranges: list[tuple[int, int]], needles: Needles, block_bytes: int
-) -> Generator[RangeResult, None, None]:
-    for start, end in ranges:
-        yield search_range(path, start, end, needles, block_bytes)
-
-
-def _in_pool(
-    path: str, ranges: list[tuple[int, int]], needles: Needles, jobs: int, block_bytes: int
-) -> Generator[RangeResult, None, None]:
-    """Results in file order, searched by ``jobs`` worker processes, at most ``2 * jobs`` ranges ahead of the
-    caller (their hits wait in memory). Where no pool can start (no fork, no semaphores) or it breaks (a
-    worker killed), the ranges left are searched in this process. Leaving early (an exception, ``close``)
-    cancels what has not started and waits for the ranges being searched: a fraction of a second."""
-    from collections import deque
-    from concurrent.futures import Future, ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    done = 0
-    try:
-        pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_start_worker)
-    except (OSError, ImportError, NotImplementedError):
-        pool = None
-    if pool is not None:
-        ahead: deque[Future[RangeResult]] = deque()
-        try:
-            while done < len(ranges):
-                while len(ahead) < 2 * jobs and done + len(ahead) < len(ranges):
-                    start, end = ranges[done + len(ahead)]
-                    with _signals_held():  # a worker forked here starts with them held (_start_worker)
-                        ahead.append(pool.submit(search_range, path, start, end, needles, block_bytes))
-                result = ahead.popleft().result()
-                done += 1
-                yield result
-        except (BrokenProcessPool, OSError):  # OSError: no fork; a read error comes again below, as itself
-            pass
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-    yield from _in_turn(path, ranges[done:], needles, block_bytes)
-
-
-_STOPS = (signal.SIGINT, signal.SIGTERM)
-
-
-def _context() -> BaseContext | None:
-    """Fork on Linux: a worker is a copy of this process, with nothing to import, and no helper process (a
-    fork server, a resource tracker that warns of leaked semaphores when this process is killed) to outlive
-    it; elsewhere the platform's default (spawn)."""
-    import multiprocessing
-
-    return multiprocessing.get_context("fork") if sys.platform == "linux" else None
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM held back from this thread, and from the processes and threads it starts, for the
-    duration; one that comes meanwhile is delivered at the end."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-def _start_worker() -> None:
-    """A worker prints nothing and ends with its parent: Ctrl-C (which a terminal sends to the whole process
-    group) is the parent's to handle, SIGTERM ends the worker at once, and a thread ends it when the parent
-    is gone (killed with no chance to stop its workers)."""
-    import multiprocessing
-    import threading
-
-    # Its own streams: a fork copies the parent's, whose lock the parent's progress bar thread may have held
-    # at that moment (a flush at the worker's exit would wait for ever); what fails is sent to the parent.
-    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a fork copies the parent's handler
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
-
-
-def _end_with(parent: BaseProcess) -> None:
-    parent.join()
-    os._exit(1)
 
 
 def read_window(f: BinaryIO, offset: int, before: int, after: int) -> tuple[list[str], int]:

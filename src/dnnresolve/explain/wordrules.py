@@ -1,0 +1,65 @@
+"""NVIDIA's words in a title in any order, where no sentence reads it (the loose reading's last rules, #22): a
+library file name and words that say it is not loaded, before or after it; torchvision or torchaudio, CUDA and a
+word of conflict. Each is read by a catalog row (its summary, fixes and decoder): the loader's words for a library,
+the torch companion's check for a CUDA mismatch."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .catalog import Catalog, CatalogEntry
+
+__all__ = ["word_rules"]
+
+# A library file name as a title spells it, and the words that say it failed to load, before or after it
+# ("libcudnn_cnn_infer.so.8 not found", "missing cublas64_11.dll", "Can't find libcudart.so.12"), Windows' codes
+# for a module or a procedure not found (126, 127), and a few languages' words for "not found" or "missing"
+_FILE_NAME = re.compile(
+    r"(?<![\w.+-])(?:lib)?[A-Za-z][\w+-]*?(?:\.so(?:\.\d+)*|\.dll|(?:\.\d+)*\.dylib)(?![\w-])", re.I
+)
+_NOT_LOADED = re.compile(
+    r"\b(?:not (?:be )?(?:found|load(?:ed)?|locat(?:e|ed)|find|open(?:ed)?|exists?|present|available|installed)"
+    r"|missing|no such file|does ?n[o']?t exist|error (?:loading|opening)"
+    r"|load(?:ing)? (?:\w+ )?(?:error|fail(?:ed|ure)?)"
+    r"|make sure (?:that )?\S+ is in (?:your|the) (?:library )?path"
+    r"|WinError 12[67]|(?:error|code) 12[67]\b|specified (?:module|procedure) could not be found"
+    r"|(?:cannot|can'?t|could ?n[o']?t|unable to|fail(?:ed|s)? to) (?:load|find|open|locate))\b"
+    r"|找不到|缺少|缺失|无法加载|加载失败|未找到|не найден|introuvable|見つかりません",
+    re.I,
+)
+# torchvision or torchaudio, CUDA, and a word of conflict ("torchvision CUDA mismatch", "torch and torchaudio have
+# different CUDA versions"): the companion built for another CUDA than torch
+_COMPANION = re.compile(r"(?<![\w-])(?P<companion>torchvision|torchaudio)(?![\w-])", re.I)
+_CONFLICT = re.compile(r"\b(?:mismatch\w*|different|incompatib\w*|not compatible|does ?n[o']?t match)\b", re.I)
+_CUDA = re.compile(r"\b(?:cuda|cu\d{2,3})\b", re.I)
+
+
+def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
+    """A line read by NVIDIA's vocabulary whatever its sentence: a library file name and words that say it is
+    not loaded (read by the catalog's row for a loader's words), torchvision or torchaudio with CUDA and a word of
+    conflict."""
+    from .vocabulary import read_library_name
+
+    if _NOT_LOADED.search(line):
+        for name in _FILE_NAME.finditer(line):
+            if read_library_name(name.group(0)) is None and catalog.library(name.group(0)) is None:
+                continue
+            m = re.match(rf"[^\n]*?(?<![\w.+-])(?P<lib>{re.escape(name.group(0))})(?![\w-])[^\n]*", line)
+            entry = _entry(catalog, "nvidia-library-not-loaded")
+            if m is not None and entry is not None:
+                yield entry, m, m
+    if _CONFLICT.search(line) and _CUDA.search(line):
+        m = re.match(rf"[^\n]*?{_COMPANION.pattern}[^\n]*", line, re.I)
+        entry = _entry(catalog, "torch-companion-cuda-mismatch")
+        if m is not None and entry is not None:
+            yield entry, m, m
+
+
+def _entry(catalog: Catalog, entry_id: str) -> CatalogEntry | None:
+    try:
+        return catalog.entry(entry_id)
+    except KeyError:  # a catalog of one's own without it
+        return None
