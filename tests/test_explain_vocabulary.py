@@ -140,6 +140,12 @@ def test_library_file_names_read_by_rule(name: str, component: str, version: tup
     assert lib is not None and (lib.component, lib.version) == (component, version)
 
 
+def test_a_library_name_with_a_runaway_number_is_no_library() -> None:
+    # found by the fuzz test: 'libcudart.so.777…7.0' (4,751 digits) made int() raise, and explain crash
+    assert read_library_name("libcudart.so." + "7" * 4751 + ".0") is None
+    assert diagnose(["Could not load dynamic library 'libcudart.so." + "7" * 5000 + ".0'"]) is not None
+
+
 def test_a_library_name_no_catalog_row_spells_is_decoded_by_rule(run_cli: Callable[..., Any]) -> None:
     result = run_cli("explain", "--json", "ImportError: libnvinfer.so.8.6.1: cannot open shared object file")
     (d,) = json.loads(result.stdout)["diagnoses"]

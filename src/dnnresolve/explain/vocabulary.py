@@ -190,7 +190,10 @@ def read_library_name(name: str) -> LibraryName | None:
         return None
     stem = m.group("so") or m.group("dll") or m.group("dll0") or m.group("dy") or ""
     digits = m.group("so_v") or m.group("dll_v") or m.group("dy_v") or ""
-    version = tuple(int(p) for p in re.split(r"[._]", digits) if p)
+    parts = [p for p in re.split(r"[._]", digits) if p]
+    if any(len(p) > 9 for p in parts):  # no library numbers its versions so; and int() refuses 4,300 digits
+        return None
+    version = tuple(int(p) for p in parts)
     low = stem.lower()
     for pattern, component in _COMPONENTS:
         if re.fullmatch(pattern, low):
