@@ -1,0 +1,160 @@
+"""`explain` decodes the versions a message's NVIDIA vocabulary carries wherever users' text carries them (#22): a
+library file name in any spelling (any number of version parts, Windows DLLs' packed numbers, a hyphen in the
+stem) inside a title or a fragment in the user's own words, and an architecture (``sm_120``) in a title about
+PyTorch's support. Measured on synthetic carriers of the values labelled in the tune-part corpus and in
+explain_messages.toml, never on the held-back third."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from dnnresolve.explain import diagnose
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DATA = Path(__file__).parent / "data"
+
+# A library file name in the words of a title or a pasted fragment: the loader's own sentence, another program's,
+# the user's (English, Chinese), behind a prefix, under a Windows path, JSON-escaped
+LIBRARY_CARRIERS = (
+    "{name} not found",
+    "Missing {name}",
+    "Could not load dynamic library '{name}'",
+    "{name}: cannot open shared object file: No such file or directory",
+    "Could not load library {name}",
+    "[Bug] cannot find {name} when running in docker",
+    "failed to load {name}",
+    "{name} 找不到",
+    "{name} 报错",
+    "{name} lost after upgrading",
+    "import failed: {name}",
+    r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\bin\{name} not found",
+    r"Error loading \"C:\\Users\\me\\lib\\{name}\" or one of its dependencies.",
+)
+# An architecture in a title about PyTorch's or a GPU's support
+ARCH_CARRIERS = (
+    "CUDA capability sm_{sm}",
+    "sm_{sm} not compatible with current PyTorch",
+    "PyTorch 2.7.1 --- sm_{sm}",
+    "[Bug] sm_{sm} is not supported",
+    "RTX GPU (sm_{sm}) unsupported by torch",
+)
+
+# Carriers read with every labelled value (of 871 library and 85 architecture carriers on 2026-12-02; before
+# these rules: 660 and 0). These numbers may only grow.
+DECODED = {"library": 871, "arch": 85}
+
+
+def _labels() -> list[dict[str, object]]:
+    corpus = [json.loads(line) for line in (DATA / "explain_corpus" / "corpus.jsonl").read_text("utf-8").splitlines()]
+    messages = tomllib.loads((DATA / "explain_messages.toml").read_text(encoding="utf-8"))["message"]
+    return [m for m in corpus if m["part"] == "tune"] + list(messages)
+
+
+def _libraries() -> list[dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for m in _labels():
+        expected = dict(m.get("expected") or {})  # type: ignore[call-overload]
+        name = str(expected.get("library", ""))
+        if name and "," not in name and " " not in name:
+            out[name] = {k: str(v) for k, v in expected.items() if k in ("library", "cuda", "cudnn")}
+    return sorted(out.values(), key=lambda labels: labels["library"])
+
+
+def _archs() -> list[str]:
+    found = {
+        str(dict(m.get("found") or {}).get("compute_capability", ""))  # type: ignore[call-overload]
+        for m in _labels()
+        if m.get("kind") == "arch_unsupported"
+    }
+    return sorted(cc for cc in found if cc.replace(".", "").isdigit() and "." in cc)
+
+
+def _reads(text: str, kind: str, values: dict[str, str], side: str) -> bool:
+    diagnoses = diagnose(text.splitlines())
+    if not diagnoses or diagnoses[0].kind != kind:
+        return False
+    got = diagnoses[0].expected if side == "expected" else diagnoses[0].found
+    return values.items() <= got.items()
+
+
+def tally() -> dict[str, tuple[int, int]]:
+    """(carriers read with every labelled value, carriers) per sort."""
+    libraries = [
+        _reads(carrier.format(name=labels["library"]), "missing_library", labels, "expected")
+        for labels in _libraries()
+        for carrier in LIBRARY_CARRIERS
+    ]
+    archs = [
+        _reads(carrier.format(sm=cc.replace(".", "")), "arch_unsupported", {"compute_capability": cc}, "found")
+        for cc in _archs()
+        for carrier in ARCH_CARRIERS
+    ]
+    return {"library": (sum(libraries), len(libraries)), "arch": (sum(archs), len(archs))}
+
+
+def test_versions_are_decoded_wherever_a_title_or_fragment_carries_them() -> None:
+    counts = tally()
+    decoded = {sort: counts[sort][0] for sort in DECODED}
+    assert all(decoded[sort] >= DECODED[sort] for sort in DECODED), counts
+
+
+SPELLINGS = [
+    # a hyphen in a DLL's stem, its CUDA packed into one number
+    ("nvrtc-builtins64_122.dll not found", {"library": "nvrtc-builtins64_122.dll", "cuda": "12.2"}),
+    # a soname with a patch part: the CUDA release is its first two
+    ("libcudart.so.11.8.89: cannot open shared object file", {"library": "libcudart.so.11.8.89", "cuda": "11.8"}),
+    ("libnvrtc-builtins.so.12.1 not found", {"library": "libnvrtc-builtins.so.12.1", "cuda": "12.1"}),
+    # macOS spells the version before the extension
+    ("Library not loaded: @rpath/libcudart.10.1.dylib", {"library": "libcudart.10.1.dylib", "cuda": "10.1"}),
+    # a title in the user's own words
+    ("cudart64_110.dll lose", {"library": "cudart64_110.dll", "cuda": "11.0"}),
+    ("libcudnn_ops_infer.so.8 报错", {"library": "libcudnn_ops_infer.so.8", "cudnn": "8"}),
+    # a title's words written against the name, without a space
+    ("cudart64_110.dll缺失", {"library": "cudart64_110.dll", "cuda": "11.0"}),
+    # a comma typed for the soname's dot: the name as printed, its version read
+    (
+        "error while loading shared libraries: libcudart,so.11.0: cannot open",
+        {"library": "libcudart,so.11.0", "cuda": "11.0"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SPELLINGS)
+def test_a_library_name_is_decoded_in_any_spelling(text: str, expected: dict[str, str]) -> None:
+    diagnoses = diagnose([text])
+    assert diagnoses and diagnoses[0].kind == "missing_library", text
+    assert expected.items() <= diagnoses[0].expected.items()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CUDA capability sm_120",
+        "sm_120 not compatible with current PyTorch",
+        "项目不支持2024年的显卡(Pytorch2.7.1---sm_120)",
+    ],
+)
+def test_an_architecture_in_a_title_is_decoded(text: str) -> None:
+    diagnoses = diagnose([text])
+    assert diagnoses and diagnoses[0].kind == "arch_unsupported", text
+    assert diagnoses[0].found == {"compute_capability": "12.0"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "libcudnn.so.8 is not compatible",  # nothing says it is not loaded
+        "torch.cuda.get_arch_list() ['sm_50', 'sm_60', 'sm_70']",  # a list, nothing says which is unsupported
+        "built with TORCH_CUDA_ARCH_LIST=sm_86",
+    ],
+)
+def test_a_name_alone_is_no_diagnosis(text: str) -> None:
+    assert diagnose([text]) == []
