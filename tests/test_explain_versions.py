@@ -158,3 +158,64 @@ def test_an_architecture_in_a_title_is_decoded(text: str) -> None:
 )
 def test_a_name_alone_is_no_diagnosis(text: str) -> None:
     assert diagnose([text]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found", "expected"),
+    [
+        # PyTorch's cuDNN check in a title's own spelling: no colon, its tuples typed without punctuation
+        ("cuDNN version incompatibility PyTorch was compiled against 7401 but linked against 7301", "7.3.1", "7.4.1"),
+        (
+            "cuDNN version incompatibility PyTorch was compiled against 8 5 0 but found runtime version 8 4 1",
+            "8.4.1",
+            "8.5.0",
+        ),
+        ("cudnn version incompatibility pytorch compiled against 8.9.2 but found 8.7.0", "8.7.0", "8.9.2"),
+        # ... and without its first words: only cuDNN's check says it so
+        ("PyTorch was compiled against (8, 5, 0) but found runtime version (8, 4, 1)", "8.4.1", "8.5.0"),
+    ],
+)
+def test_pytorchs_cudnn_check_is_decoded_in_a_titles_words(text: str, found: str, expected: str) -> None:
+    diagnoses = diagnose([text])
+    assert diagnoses and diagnoses[0].kind == "cudnn_version_mismatch", text
+    assert (diagnoses[0].found, diagnoses[0].expected) == ({"cudnn": found}, {"cudnn": expected})
+
+
+def test_pytorchs_arch_warning_cut_before_the_gpu_keeps_its_architecture() -> None:
+    # the GPU's name cut away: the sentence's leading group must not swallow the line
+    text = (
+        "with CUDA capability sm_86 is not compatible with the current PyTorch installation. "
+        "The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70"
+    )
+    diagnoses = diagnose([text])
+    assert diagnoses and diagnoses[0].kind == "arch_unsupported"
+    assert diagnoses[0].found == {"compute_capability": "8.6"}
+
+
+def test_a_soname_cut_to_the_loaders_last_words_keeps_its_version() -> None:
+    diagnoses = diagnose(["loading shared libraries: libnvinfer.so.6"])
+    assert diagnoses and diagnoses[0].kind == "missing_library"
+    assert diagnoses[0].expected["library"] == "libnvinfer.so.6"
+
+
+@pytest.mark.parametrize(
+    ("text", "companion", "torch"),
+    [
+        ("torch cu118 and torchvision cu121 mismatch", "12.1", "11.8"),
+        ("torchvision CUDA 11.6 vs torch CUDA 11.7", "11.6", "11.7"),
+        ("PyTorch and torchvision compiled with different CUDA versions (11.7 vs 11.6)", "11.6", "11.7"),
+        ("torch==2.0.1+cu118 torchvision==0.15.2+cu117 CUDA mismatch", "11.7", "11.8"),
+        ("torchaudio cuda-12.1 incompatible with torch cuda-11.8", "12.1", "11.8"),
+    ],
+)
+def test_a_titles_torch_and_companion_cudas_are_decoded(text: str, companion: str, torch: str) -> None:
+    # the companion's CUDA is what the machine has, torch's what it needs (the corpus's labelling rule)
+    diagnoses = diagnose([text])
+    assert diagnoses and diagnoses[0].kind == "cuda_version_mismatch", text
+    assert (diagnoses[0].found, diagnoses[0].expected) == ({"cuda": companion}, {"cuda": torch})
+
+
+def test_a_companion_title_without_two_cudas_reads_no_versions() -> None:
+    # releases of torch and torchvision are no CUDA releases
+    diagnoses = diagnose(["torch 2.0 and torchvision 0.15 have different CUDA versions"])
+    assert diagnoses and (diagnoses[0].found, diagnoses[0].expected) == ({}, {})
