@@ -258,3 +258,9 @@ def test_a_companion_title_without_two_cudas_reads_no_versions() -> None:
     # releases of torch and torchvision are no CUDA releases
     diagnoses = diagnose(["torch 2.0 and torchvision 0.15 have different CUDA versions"])
     assert diagnoses and (diagnoses[0].found, diagnoses[0].expected) == ({}, {})
+
+
+def test_tensorflows_minimum_capability_in_a_titles_words_is_decoded() -> None:
+    diagnoses = diagnose(["TensorFlow ignoring GPU with compute capability 3.0, minimum required 3.5"])
+    assert diagnoses and diagnoses[0].kind == "arch_unsupported"
+    assert (diagnoses[0].found, diagnoses[0].expected) == ({"compute_capability": "3.0"}, {"compute_capability": "3.5"})
