@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
-from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError
+from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
 from .decoded import Decoded, Decoder, fill, plain
 from .library_decoders import library, library_versions, status_code, status_text, undefined_symbol
 
@@ -80,7 +80,10 @@ def _want(built: CudnnVersion, rule: CudnnRule) -> str:
 
 
 def cudnn_pair(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
-    g = m.groupdict()
+    # a version a title typed without its punctuation ("8 5 0") reads as its dotted form
+    g = {k: re.sub(r"^(\d+) (\d+) (\d+)$", r"\1.\2.\3", v) if v else v for k, v in m.groupdict().items()}
+    if not g.get("built") and not g.get("loaded"):  # the check's words alone: no version to read
+        return Decoded()
     if not g.get("built"):  # cut before the build's version (TensorFlow prints the loaded one first)
         loaded = CudnnVersion.parse(g["loaded"])
         row = ("loaded at run time", _cudnn_row(loaded, g["loaded"], g.get("loaded_compat")))
@@ -285,6 +288,37 @@ def versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework:
     return decoded
 
 
+# torch and its companion named in a title, each with the CUDA its build is for in any spelling ("cu118",
+# "CUDA 11.8", "cuda-11.8", "CUDA Version=11.8", a bare "11.8" of a CUDA release's range)
+_SIDE = re.compile(r"(?<![\w-])(?:(?P<companion>torchvision|torchaudio)|(?:py)?torch)(?![a-z-])", re.I)
+_CUDA_SPELT = re.compile(
+    r"(?<![\w.])(?:cu(?P<tag>\d{3})|(?:cuda[ _=:-]*(?:version[ =:]*)?)?(?P<dotted>(?:[7-9]|1[0-9])\.\d))(?![\w]|\.\d)",
+    re.I,
+)
+
+
+def companion_cuda(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    """torchvision or torchaudio built for another CUDA than torch, read as ``plain`` reads it; where the text read
+    names each side's CUDA (two releases, torch and the companion both named), the companion's is found, torch's
+    expected: the versions are taken in the order the two are first named."""
+    decoded = plain(m, entry, catalog, framework)
+    text = m.group(0)
+    sides: list[str] = []
+    for side in _SIDE.finditer(text):
+        name = "companion" if side.group("companion") else "torch"
+        if name not in sides:
+            sides.append(name)
+    cudas: list[str] = []
+    for c in _CUDA_SPELT.finditer(text):
+        version = str(parse_cuda_tag("cu" + c.group("tag"))) if c.group("tag") else c.group("dotted")
+        if version not in cudas:
+            cudas.append(version)
+    if len(sides) == 2 and len(cudas) == 2:
+        read = dict(zip(sides, cudas))
+        decoded.found["cuda"], decoded.expected["cuda"] = read["companion"], read["torch"]
+    return decoded
+
+
 # What an undefined symbol inside an NVIDIA library means, by the library it belongs to: two releases of cuDNN's
 # sub-libraries, of cuBLAS and cuBLASLt (CUDA's), loaded together; a framework built against a newer NCCL.
 DECODERS: dict[str, Decoder] = {
@@ -301,6 +335,7 @@ DECODERS: dict[str, Decoder] = {
     "status_code": status_code,
     "status_text": status_text,
     "versions": versions,
+    "companion_cuda": companion_cuda,
     "undefined_symbol": undefined_symbol,
     "library_versions": library_versions,
 }

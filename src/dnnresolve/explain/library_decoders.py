@@ -73,7 +73,9 @@ def _library_by_rule(name: str) -> Decoded | None:
     expected = {"library": name}
     major = str(lib.version[0]) if lib.version else ""
     if lib.component == "cuda" and major:
-        cuda = parse_cuda_tag("cu" + major) if lib.windows and len(major) >= 3 else CudaVersion((int(major),))
+        # a DLL packs major and minor into one number (cudart64_110.dll); a soname or a dylib spells them as parts
+        # (libcudart.so.11.0, libcudart.11.0.dylib), of which a patch (libcudart.so.11.8.89) says no more
+        cuda = parse_cuda_tag("cu" + major) if lib.windows and len(major) >= 3 else CudaVersion(lib.version[:2])
         facts["cuda"] = expected["cuda"] = str(cuda)
     elif lib.component in ("cudnn", "tensorrt", "nccl") and major:
         facts[lib.component] = expected[lib.component] = major

@@ -186,7 +186,14 @@ def cut_match(entry: CatalogEntry, text: str, first: int, min_start: int, wrappe
             break
         if m.start() < min_start or (wrapped and m.end() <= first):
             continue
-        low = _SPACE.sub(" ", m.group(0)).lower()  # (a wrapped match: the anchors' spaces are line breaks here)
+        # the anchor in the sentence's own words, not inside a value it reads: a free group before the sentence
+        # ("(?P<gpu>[^\n]{0,200}?) with CUDA capability") would hold all of a line cut inside its next word
+        own = m.group(0)
+        for name in m.groupdict():
+            if m.group(name):
+                a, b = m.start(name) - m.start(), m.end(name) - m.start()
+                own = own[:a] + " " * (b - a) + own[b:]
+        low = _SPACE.sub(" ", own).lower()  # (a wrapped match: the anchors' spaces are line breaks here)
         if any(a in low for a in entry.anchors):
             return m
     return None

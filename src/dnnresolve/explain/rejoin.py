@@ -39,8 +39,9 @@ __all__ = [
 
 # The characters a token of NVIDIA's vocabulary is made of (file names, versions, code names, words); a quote, a
 # bracket, a colon or a space ends it.
-_LEFT = re.compile(r"[\w.+@-]+$")
-_RIGHT = re.compile(r"[\w.+@-]+")
+# (a comma typed for a soname's dot, "libcudart,so.11.0", stays inside the name: the vocabulary reads it so)
+_LEFT = re.compile(r"(?:[\w.+@-]|,(?=so\b))+$")
+_RIGHT = re.compile(r"(?:[\w.+@-]|,(?=so\b))+")
 # A version as frameworks spell it: 12.4, 8.9.2, v11.8, an encoded 8902 / 12020, cu118, cudnn91, sm_86, compute_89
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+|\d{3,6}|(?:cu|cuda|cudnn|sm_|compute_)\d+[a-z]?", re.IGNORECASE)
 # What is left of a catalog regex once its syntax is dropped: the words of its sentences

@@ -168,7 +168,7 @@ _COMPONENTS = (
 # lib{stem}.so[.N[.N...]], {stem}64_{N}[_N].dll, {stem}_{N}.dll, lib{stem}.{N}.dylib
 _NAME = (  # (compiled on first use, by re's cache: a message that names no library file needs none)
     r"^(?:lib(?P<so>[a-z][\w-]*?)\.so(?P<so_v>(?:\.\d+)*)"
-    r"|(?P<dll>[a-z][\w]*?)(?:64)?_(?P<dll_v>\d+(?:_\d+)?)\.dll"
+    r"|(?P<dll>[a-z][\w-]*?)(?:64)?_(?P<dll_v>\d+(?:_\d+)?)\.dll"
     r"|(?P<dll0>[a-z][\w]*?)(?:64)?\.dll"
     r"|lib(?P<dy>[a-z][\w]*?)(?P<dy_v>(?:\.\d+)*)\.dylib)$"
 )
@@ -185,7 +185,8 @@ class LibraryName:
 
 def read_library_name(name: str) -> LibraryName | None:
     """An NVIDIA library's file name read by rule, or None for a name that is none of theirs."""
-    m = re.match(_NAME, name.strip(), re.IGNORECASE)
+    # a comma typed for the soname's dot ("libcudart,so.11.0") is still the name
+    m = re.match(_NAME, re.sub(r",(?=so\b)", ".", name.strip()), re.IGNORECASE)
     if m is None:
         return None
     stem = m.group("so") or m.group("dll") or m.group("dll0") or m.group("dy") or ""

@@ -1,7 +1,8 @@
 """NVIDIA's words in a title in any order, where no sentence reads it (the loose reading's last rules, #22): a
-library file name and words that say it is not loaded, before or after it; torchvision or torchaudio, CUDA and a
-word of conflict. Each is read by a catalog row (its summary, fixes and decoder): the loader's words for a library,
-the torch companion's check for a CUDA mismatch."""
+library file name and words that say it is not loaded, before or after it; one architecture (``sm_120``) and words
+of support; torchvision or torchaudio, CUDA and a word of conflict. Each is read by a catalog row (its summary,
+fixes and decoder): the loader's words for a library, PyTorch's arch check for an architecture, the torch
+companion's check for a CUDA mismatch."""
 
 from __future__ import annotations
 
@@ -17,24 +18,39 @@ __all__ = ["word_rules"]
 # A library file name as a title spells it, and the words that say it failed to load, before or after it
 # ("libcudnn_cnn_infer.so.8 not found", "missing cublas64_11.dll", "Can't find libcudart.so.12"), Windows' codes
 # for a module or a procedure not found (126, 127), and a few languages' words for "not found" or "missing"
+# (ASCII letters only around it: a Chinese or Japanese title writes its words against the name, "cudart64_110.dll缺失";
+# a comma typed for the soname's dot, "libcudart,so.11.0", is still the name)
 _FILE_NAME = re.compile(
-    r"(?<![\w.+-])(?:lib)?[A-Za-z][\w+-]*?(?:\.so(?:\.\d+)*|\.dll|(?:\.\d+)*\.dylib)(?![\w-])", re.I
+    r"(?<![\w.+-])(?:lib)?[A-Za-z][\w+-]*?(?:[.,]so(?:\.\d+)*|\.dll|(?:\.\d+)*\.dylib)(?![\w-])", re.I | re.A
 )
 _NOT_LOADED = re.compile(
     r"\b(?:not (?:be )?(?:found|load(?:ed)?|locat(?:e|ed)|find|open(?:ed)?|exists?|present|available|installed)"
     r"|missing|no such file|does ?n[o']?t exist|error (?:loading|opening)"
     r"|load(?:ing)? (?:\w+ )?(?:error|fail(?:ed|ure)?)"
-    r"|make sure (?:that )?\S+ is in (?:your|the) (?:library )?path"
+    r"|make sure|load(?:ing)? (?:dynamic |shared )?librar(?:y|ies)"
     r"|WinError 12[67]|(?:error|code) 12[67]\b|specified (?:module|procedure) could not be found"
-    r"|(?:cannot|can'?t|could ?n[o']?t|unable to|fail(?:ed|s)? to) (?:load|find|open|locate))\b"
-    r"|找不到|缺少|缺失|无法加载|加载失败|未找到|не найден|introuvable|見つかりません",
+    r"|(?:cannot|can'?t|could ?n[o']?t|unable to|fail(?:ed|s)? to) (?:load|find|open|locate)"
+    r"|fail(?:ed|s|ure)?|error (?:in |while )?loading|los[et]|where is)\b"
+    r"|找不到|缺少|缺失|无法加载|无法找到|加载失败|未找到|报错|出错|не найден|introuvable|見つかりません|ありません",
     re.I,
 )
 # torchvision or torchaudio, CUDA, and a word of conflict ("torchvision CUDA mismatch", "torch and torchaudio have
 # different CUDA versions"): the companion built for another CUDA than torch
 _COMPANION = re.compile(r"(?<![\w-])(?P<companion>torchvision|torchaudio)(?![\w-])", re.I)
-_CONFLICT = re.compile(r"\b(?:mismatch\w*|different|incompatib\w*|not compatible|does ?n[o']?t match)\b", re.I)
+_CONFLICT = re.compile(
+    r"\b(?:mismatch\w*|different|incompatib\w*|not compatible|does ?n[o']?t match|vs|versus)\b", re.I
+)
 _CUDA = re.compile(r"\b(?:cuda|cu\d{2,3})\b", re.I)
+# One architecture and words of support ("CUDA capability sm_120", "sm_120 not compatible with current PyTorch",
+# "Pytorch2.7.1---sm_120"): a GPU the build carries no code for, read by PyTorch's arch check. A line naming
+# several is a list (an arch list, a build's flags), not a GPU refused
+_ARCH = re.compile(r"(?<![A-Za-z0-9])(?:sm|compute)_(?P<cc>\d{2,3})[af]?(?![A-Za-z0-9])", re.I)
+_OWN_ARCH = re.compile(
+    r"[^\n]*?\bcapability:? (?P<cc>sm_\d{2,3})[af]?(?![A-Za-z0-9])"
+    r"(?:[^\n]*?capabilities:? (?P<supported>(?:(?:sm|compute)_\d+[a-z]? ?)+))?[^\n]*",
+    re.I,
+)
+_SUPPORT = re.compile(r"capabilit|compatib|support|(?<![A-Za-z_])(?:py)?torch(?![A-Za-z_])|不支持", re.I)
 
 
 def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
@@ -47,10 +63,17 @@ def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.M
         for name in _FILE_NAME.finditer(line):
             if read_library_name(name.group(0)) is None and catalog.library(name.group(0)) is None:
                 continue
-            m = re.match(rf"[^\n]*?(?<![\w.+-])(?P<lib>{re.escape(name.group(0))})(?![\w-])[^\n]*", line)
+            m = re.match(rf"(?a)[^\n]*?(?<![\w.+-])(?P<lib>{re.escape(name.group(0))})(?![\w-])[^\n]*", line)
             entry = _entry(catalog, "nvidia-library-not-loaded")
             if m is not None and entry is not None:
                 yield entry, m, m
+    archs = {a.group("cc") for a in _ARCH.finditer(line)}
+    own = _OWN_ARCH.match(line)  # "CUDA capability sm_86 ... supports CUDA capabilities sm_37 sm_50 ...": the first
+    if (own or len(archs) == 1) and _SUPPORT.search(line):
+        m = own or re.match(rf"[^\n]*?{_ARCH.pattern}[^\n]*", line, re.I)
+        entry = _entry(catalog, "torch-arch-not-compatible")
+        if m is not None and entry is not None:
+            yield entry, m, m
     if _CONFLICT.search(line) and _CUDA.search(line):
         m = re.match(rf"[^\n]*?{_COMPANION.pattern}[^\n]*", line, re.I)
         entry = _entry(catalog, "torch-companion-cuda-mismatch")
