@@ -213,6 +213,10 @@ _STOP = frozenset(
         "was were which with your you",
     )
 )
+# a title or a fragment is a line of a few hundred characters: a longer one (a minified log, a runaway number) is not
+# read loosely, since each sentence's pieces are tried at every word of the line (a 5,000-digit name cost 9 s)
+_LONGEST = 1000
+_RUNAWAY = re.compile(r"\d{13,}")
 _COMMON = 6  # a word in more sentences than this is CUDA's everyday vocabulary ("cuda", "version", "library")
 _ENOUGH = 9.0  # the weight of words a piece keeps: three rare ones, or four or five of CUDA's everyday ones
 _ENOUGH_WITH_VALUE = 6.0
@@ -357,8 +361,9 @@ def loosen(catalog: Catalog) -> Loose:
 def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
     """The pieces of sentences ``line`` holds that keep enough of them, the likeliest first, each as (its entry,
     the match to decode, the match to show): a runtime text is decoded as the whole text it is a piece of."""
-    if len(line) < 8 or _SOURCE.match(line):
+    if len(line) < 8 or len(line) > _LONGEST or _SOURCE.match(line):
         return
+    line = _RUNAWAY.sub(lambda d: d.group(0)[:12], line)  # (no version has 13 digits; long runs cost backtracking)
     loose = loosen(catalog)
     for sentence in loose.candidates(line):
         for m in loose.matches(sentence, line):

@@ -25,7 +25,9 @@ LOOKAHEAD = 8  # more lines a wrapped message may take (a terminal 40 columns wi
 LOOKBEHIND = 6  # lines before a message read for framework markers
 BATCH = 4096  # lines per prefilter pass
 MAX_DISTINCT = 500  # distinct diagnoses kept; a log cannot grow memory without bound
-LOOSE_MAX_LINES = 200  # a text this short is a title or a fragment (``loose``): read loosely when nothing else reads
+# a text this short is a title or a fragment (``loose``): read loosely when nothing else reads (the corpus's longest
+# text has 17 lines)
+LOOSE_MAX_LINES = 40
 _SPACE = re.compile(r"\s+")
 # What a line with encoded text holds (lower-cased): a URL escape of a printable character or a line break, an
 # escaped backslash or quote, or a search link's query (spaces as "+", no escape needed)
