@@ -15,9 +15,9 @@ from itertools import accumulate
 
 from ..records import record
 from .catalog import Catalog, CatalogEntry, load_catalog
+from .cut import cut_match
 from .decoders import Decoded, decode
 from .diagnosis import Diagnosis, rank
-from .loose import cut_match
 from .reading import QUERY_MARKS, flagged, join_broken_name, normalise
 from .rejoin import CONTINUATION, anchor_needles, best_reading, continuation, glue_points, score
 
