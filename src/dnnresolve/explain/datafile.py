@@ -12,7 +12,11 @@ from ..schema import toml_loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    Owner = TypeVar("Owner")
+    Made = TypeVar("Made")
 
 KINDS = (
     "cudnn_version_mismatch",
@@ -99,11 +103,24 @@ def cut_pattern(pattern: str) -> str:
     what ``pattern`` matches, ending where the text or a line ends. A cut falls between atoms, inside a word, or
     inside a group taken once or optionally; a named group cut inside reads as no value (a version is read whole
     or not at all). ValueError for a pattern it cannot split (unbalanced)."""
-    flags = ""
-    m = _GLOBAL_FLAGS.match(pattern)
-    if m:  # a global flag must stay at the front
-        flags, pattern = m.group(0), pattern[m.end() :]
+    flags, pattern = split_flags(pattern)
     return flags + _cut_alternatives(pattern, outer=True)
+
+
+def built_once(cache: dict[int, tuple[Owner, Made]], owner: Owner, build: Callable[[Owner], Made]) -> Made:
+    """What ``build`` makes of ``owner`` (the catalog's lexicon, its loose reading), made on first use and kept in
+    ``cache`` while that very object lives on (an id can be reused by a later one)."""
+    held = cache.get(id(owner))
+    if held is None or held[0] is not owner:
+        held = (owner, build(owner))
+        cache[id(owner)] = held
+    return held[1]
+
+
+def split_flags(pattern: str) -> tuple[str, str]:
+    """``pattern``'s global flags (``(?i)``) and the rest: a rewritten pattern must keep them at its front."""
+    m = _GLOBAL_FLAGS.match(pattern)
+    return (m.group(0), pattern[m.end() :]) if m else ("", pattern)
 
 
 def _cut_alternatives(pattern: str, outer: bool = False) -> str:

@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from .datafile import _split, compile_pattern
+from .datafile import _split, built_once, compile_pattern, split_flags
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,10 +52,7 @@ def loose_pattern(pattern: str) -> str:
     """``pattern`` with its punctuation optional or read as a space (a title typed without it): ``library: 5005``
     also reads ``library 5005``, ``arch \\(8.6\\)`` ``arch 8.6``. A named group's own syntax is kept (a version, a
     file name reads whole), and so is a full stop between two words or digits (``\\.so``, ``\\d+\\.\\d+``)."""
-    flags = ""
-    m = re.match(r"\(\?[aiLmsux]+\)", pattern)
-    if m:
-        flags, pattern = m.group(0), pattern[m.end() :]
+    flags, pattern = split_flags(pattern)
     return flags + _loose_alternatives(pattern)
 
 
@@ -97,10 +94,7 @@ def start_cut_pattern(pattern: str) -> str:
     """``pattern`` read as a message cut at its start: a regex that matches every suffix of what ``pattern``
     matches that starts between two of its atoms (a word's start), or inside a word where a line or an ellipsis
     begins. The mirror of ``datafile.cut_pattern``; a named group cut inside reads as no value."""
-    flags = ""
-    m = re.match(r"\(\?[aiLmsux]+\)", pattern)
-    if m:
-        flags, pattern = m.group(0), pattern[m.end() :]
+    flags, pattern = split_flags(pattern)
     return flags + _start_alternatives(pattern)
 
 
@@ -141,10 +135,7 @@ def end_cut_pattern(pattern: str) -> str:
     """``pattern`` read as a message cut at its end, at a word's end anywhere or inside a word where the line ends
     (``datafile.cut_pattern`` cuts only where the line ends, and inside every atom: too big a regex to compile for
     every sentence of a loose reading)."""
-    flags = ""
-    m = re.match(r"\(\?[aiLmsux]+\)", pattern)
-    if m:
-        flags, pattern = m.group(0), pattern[m.end() :]
+    flags, pattern = split_flags(pattern)
     return flags + _end_alternatives(pattern)
 
 
@@ -326,11 +317,7 @@ _SOURCE = re.compile(
 
 def loosen(catalog: Catalog) -> Loose:
     """The catalog read loosely, built on first use (a text something else reads never needs it)."""
-    held = _LOOSE.get(id(catalog))
-    if held is None or held[0] is not catalog:
-        held = (catalog, Loose(catalog))
-        _LOOSE[id(catalog)] = held
-    return held[1]
+    return built_once(_LOOSE, catalog, Loose)
 
 
 def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:

@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
+from .datafile import built_once
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (typing stays out of a start-up: tests/test_startup_imports.py)
     from typing import TypeVar
@@ -138,11 +140,7 @@ def _finds(text: str, needle: str) -> list[int]:
 
 def lexicon(catalog: Catalog) -> Lexicon:
     """The catalog's lexicon, built on first use (most texts break no token over a line)."""
-    held = _LEXICONS.get(id(catalog))
-    if held is None or held[0] is not catalog:
-        held = (catalog, Lexicon(catalog))
-        _LEXICONS[id(catalog)] = held
-    return held[1]
+    return built_once(_LEXICONS, catalog, Lexicon)
 
 
 def glue_points(rows: Sequence[str], open_ends: Sequence[bool], catalog: Catalog) -> list[int]:
