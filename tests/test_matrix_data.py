@@ -195,10 +195,15 @@ def test_every_torch_cuda_variant_has_its_gpu_code_or_says_why_not(matrix: Matri
             if not r.cuda:
                 continue
             series = CudaVersion.parse(r.cuda).series
-            known = any(
-                (o.sm or o.ptx or o.sm_exact) and o.cuda and CudaVersion.parse(o.cuda).series == series
-                for o in f.install
-            ) or (f.cuda_default is not None and f.cuda_default.series == series and bool(f.sm or f.ptx))
+            known = variant_states_code(f, series)
             if not known and str(series) not in unknown | _series_said_unknown(r.note):
                 silent.append(f"torch {f.version} {'/'.join(f.os)} {r.kind} CUDA {series}")
     assert not silent, f"{len(silent)} variants without GPU code or a note saying why: {sorted(set(silent))}"
+
+
+def variant_states_code(f: FrameworkRelease, series: CudaVersion) -> bool:
+    """Whether the row states the GPU code of its CUDA ``series`` variant: a recipe of that series lists it, or the
+    series is the default build's and the row lists it."""
+    return any(
+        (o.sm or o.ptx or o.sm_exact) and o.cuda and CudaVersion.parse(o.cuda).series == series for o in f.install
+    ) or (f.cuda_default is not None and f.cuda_default.series == series and bool(f.sm or f.ptx))

@@ -12,6 +12,8 @@ import pytest
 from dnnresolve.matrix import Matrix, load_matrix, packaged_matrix_path
 from dnnresolve.versions import CudaVersion
 
+from .test_matrix_data import variant_states_code
+
 Cli = Callable[..., CompletedProcess[str]]
 
 # Every torch CUDA variant whose row gives no architecture list, each with a note saying why
@@ -37,10 +39,7 @@ def test_torch_variants_without_gpu_code_are_exactly_the_known_ones(matrix: Matr
             if not r.cuda:
                 continue
             series = CudaVersion.parse(r.cuda).series
-            known = any(
-                (o.sm or o.ptx or o.sm_exact) and o.cuda and CudaVersion.parse(o.cuda).series == series
-                for o in f.install
-            ) or (f.cuda_default is not None and f.cuda_default.series == series and bool(f.sm or f.ptx))
+            known = variant_states_code(f, series)
             if not known:
                 missing.add((str(f.version), "/".join(f.os), str(series)))
     assert missing == NO_GPU_CODE
