@@ -269,7 +269,8 @@ def _caveats(pin: Pin, best: Candidate) -> list[tuple[Severity, str, str, str, s
     if not warns:
         return []
     reasons = "; ".join(f"{c.component}: {c.reason}" for c in warns)
-    return [(Severity.WARNING, "target-caveat", f"{best.label} runs, with a caveat: {reasons}", "", warns[0].source)]
+    runs = "may not run" if any(c.doubt for c in warns) else "runs, with a caveat"  # (it may lack code for the GPU)
+    return [(Severity.WARNING, "target-caveat", f"{best.label} {runs}: {reasons}", "", warns[0].source)]
 
 
 def _one_release(pin: Pin) -> bool:

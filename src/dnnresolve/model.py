@@ -49,6 +49,10 @@ class InstallRecipe:
     ptx: tuple[ComputeCapability, ...] = ()  # architectures it carries PTX for (JIT-compiled for newer GPUs)
     sm_exact: tuple[ComputeCapability, ...] = ()  # arch-specific code (sm_90a): runs on that capability only
     cudnn: tuple[CudnnVersion, ...] = ()  # the cuDNN series this variant was built against, when stated
+    # code only some states of the build scripts carry, where they changed the day the release was built and no
+    # source says which state built it (``sm`` / ``ptx`` then hold what every state carries)
+    sm_unconfirmed: tuple[ComputeCapability, ...] = ()
+    ptx_unconfirmed: tuple[ComputeCapability, ...] = ()
 
     @property
     def extras(self) -> frozenset[str]:
@@ -69,8 +73,9 @@ class InstallRecipe:
             d["sm"] = [str(s) for s in self.sm]
         if self.ptx:
             d["ptx"] = [str(s) for s in self.ptx]
-        if self.sm_exact:
-            d["sm_exact"] = [str(s) for s in self.sm_exact]
+        for key in ("sm_exact", "sm_unconfirmed", "ptx_unconfirmed"):
+            if getattr(self, key):
+                d[key] = [str(s) for s in getattr(self, key)]
         if self.cudnn:
             d["cudnn"] = [str(c) for c in self.cudnn]
         return d

@@ -199,8 +199,8 @@ def _known(checks: list[Check], runtime: Runtime, must_pass: set[str]) -> bool:
         "cudnn": True,
     }
     for c in checks:
-        if c.status is Status.UNKNOWN and known.get(c.component, False):
-            return False
+        if (c.status is Status.UNKNOWN and known.get(c.component, False)) or c.doubt:
+            return False  # (a build that may lack code for this GPU is no offer of one that runs)
         if c.status is Status.WARN and c.gap and (known.get(c.component, False) or c.component in must_pass):
             return False
     return True
@@ -221,6 +221,8 @@ def caveats(cand: Candidate, runtime: Runtime, matrix: Matrix) -> tuple[str, ...
                 out.append(f"if driver {runtime.driver.shown} is new enough for CUDA {cand.cuda} (its patch level)")
             else:
                 out.append("with a driver caveat")
+        elif c.component == "compute_capability" and c.doubt:
+            out.append(f"if its build carries code for {_sm(c.found)}")
         elif c.component == "compute_capability":
             out.append(f"its PTX compiled for {_sm(c.found)} at first use")
         elif c.component == "cudnn_gpu" and c.requires:

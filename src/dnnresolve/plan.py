@@ -73,6 +73,8 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
             title = f"install it: nothing known stands against it ({', '.join(unknown)} not known)"
         if warned:
             title = title.replace(": this machine has what it needs", ": nothing stands against it")
+            if any(c.doubt for c in best.checks):  # (the build may lack code for this GPU)
+                title = title.replace(": nothing stands against it", ", though it may not run here")
             title += f"; read the warnings first ({', '.join(warned)})"
         options.append(install_option(best, runtime, title, WEIGHT_NOTHING))
     else:

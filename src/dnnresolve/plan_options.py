@@ -225,11 +225,11 @@ def other_variants(r: RequirementResult, best: Candidate, runtime: Runtime) -> l
     for c in r.requested:
         if c is best or not c.ok or c.cuda is None:
             continue
-        out.append(
-            install_option(
-                c, runtime, f"use the CUDA {c.cuda} build of {c.release.package} {c.release.version}", WEIGHT_VARIANT
-            )
+        option = install_option(
+            c, runtime, f"use the CUDA {c.cuda} build of {c.release.package} {c.release.version}", WEIGHT_VARIANT
         )
+        option.notes = [k.reason for k in c.checks if k.doubt]  # (it may lack code for this GPU)
+        out.append(option)
     return out[:2]
 
 

@@ -51,10 +51,15 @@ INSTALL_KEYS = frozenset(
         "sm",
         "sm_exact",
         "ptx",
+        "sm_unconfirmed",
+        "ptx_unconfirmed",
         "cudnn",
     }
 )
-_LIST_KEYS = ("packages", "channels", "python", "os", "sm", "sm_exact", "ptx", "cudnn")
+_LIST_KEYS = (
+    *("packages", "channels", "python", "os", "cudnn"),
+    *("sm", "sm_exact", "ptx", "sm_unconfirmed", "ptx_unconfirmed"),
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -73,6 +78,19 @@ def _recipe_versions(row: Row, i: int, item: dict[str, Any], key: str, parse: Ca
         except VersionError as exc:
             row.fail("install", f"entry {i}: {key}: {exc}")
     return out
+
+
+def _unconfirmed(
+    row: Row, i: int, item: dict[str, Any], kind: str, certain: list[ComputeCapability]
+) -> tuple[ComputeCapability, ...]:
+    """``sm_unconfirmed`` / ``ptx_unconfirmed``: code only some build-script states carry; what every state
+    carries belongs in ``sm`` / ``ptx``, so an architecture in both is a contradiction."""
+    key = f"{kind}_unconfirmed"
+    out = _recipe_versions(row, i, item, key, ComputeCapability.parse)
+    both = [str(c) for c in out if c in certain]
+    if both:
+        row.fail("install", f"entry {i}: {key} repeats {', '.join(both)}, which {kind} states every build carries")
+    return tuple(out)
 
 
 def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
@@ -107,6 +125,8 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
         sm = _recipe_versions(row, i, item, "sm", ComputeCapability.parse)
         ptx = _recipe_versions(row, i, item, "ptx", ComputeCapability.parse)
         exact = _recipe_versions(row, i, item, "sm_exact", ComputeCapability.parse)
+        sm_unconfirmed = _unconfirmed(row, i, item, "sm", sm)
+        ptx_unconfirmed = _unconfirmed(row, i, item, "ptx", ptx)
         cudnn = _recipe_versions(row, i, item, "cudnn", CudnnVersion.parse)
         out.append(
             InstallRecipe(
@@ -126,6 +146,8 @@ def _install(row: Row, raw: Any) -> tuple[InstallRecipe, ...]:
                 ptx=tuple(ptx),
                 sm_exact=tuple(exact),
                 cudnn=tuple(cudnn),
+                sm_unconfirmed=sm_unconfirmed,
+                ptx_unconfirmed=ptx_unconfirmed,
             )
         )
     return tuple(out)

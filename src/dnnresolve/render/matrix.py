@@ -130,6 +130,8 @@ def _one(r: dict[str, Any], out: Writer, verbose: bool = False) -> None:
     for inst in r["install"]:
         cudnn = f", cudnn {', '.join(inst['cudnn'])}" if inst.get("cudnn") else ""
         code = gpu_code(inst.get("sm", []), inst.get("ptx", []), inst.get("sm_exact", []))
+        perhaps = gpu_code(inst.get("sm_unconfirmed", []), inst.get("ptx_unconfirmed", []))
+        code = ", ".join(t for t in (code, f"perhaps {perhaps}" if perhaps else "") if t)  # (only some builds)
         code = f", {code}" if code else ""
         command = install_command(inst)
         if inst["kind"] != "manual" and inst.get("note"):  # (a manual step's note is its text already)

@@ -54,10 +54,12 @@ def page_data(matrix: Matrix) -> dict[str, Any]:
 
 
 def _build(row: FrameworkRelease, cuda: CudaVersion | None, matrix: Matrix) -> dict[str, Any]:
-    from ..solve.gpu import variant_code
+    from ..solve.gpu import VariantCode, variant_gpu_code
 
-    sm, exact, ptx = variant_code(row, cuda) if cuda is not None else ((), (), ())
-    code = ", ".join([*(s.sm for s in sm), *(f"{e.sm}a" for e in exact), *(p.compute for p in ptx)])
+    c = variant_gpu_code(row, cuda) if cuda is not None else VariantCode()
+    code = ", ".join([*(s.sm for s in c.sm), *(f"{e.sm}a" for e in c.exact), *(p.compute for p in c.ptx)])
+    perhaps = ", ".join([*(s.sm for s in c.sm_unconfirmed), *(p.compute for p in c.ptx_unconfirmed)])
+    code += f" (perhaps {perhaps})" if perhaps else ""
     cuda_row = matrix.cuda_release(cuda) if cuda is not None else None
     return {
         "package": row.package,

@@ -3,6 +3,8 @@ matrix states) against the GPU's compute capability, and the driver that must co
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from ..compat import (
     FULL,
     MINOR_VERSION_COMPAT,
@@ -11,6 +13,7 @@ from ..compat import (
 from ..machine import Runtime
 from ..matrix import Matrix
 from ..model import FrameworkRelease
+from ..records import record
 from ..versions import ComputeCapability, CudaVersion
 from .results import Check, Status
 
@@ -26,53 +29,9 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
         return Check("compute_capability", Status.UNKNOWN, "GPU not known", "", "", row.source)
     cc = min(ccs)
     found = str(cc)
-    sm, exact, ptx = _variant_code(row, cuda)
-    if sm or exact or ptx:
-        sass = ", ".join([*(s.sm for s in sm), *(f"{e.sm}a" for e in exact)])
-        ptx_text = "PTX " + ", ".join(p.compute for p in ptx) if ptx else ""
-        needed = " + ".join(text for text in (sass, ptx_text) if text)
-        if binary_runs_on(cc, sm, exact=exact):
-            return Check("compute_capability", Status.OK, f"wheels carry code for {cc.sm}", needed, found, row.source)
-        if binary_runs_on(cc, (), ptx):
-            code = max(p for p in ptx if p <= cc).compute
-            table = matrix.driver_table(runtime.os)
-            hows = table.check(runtime.driver, cuda).hows if runtime.driver is not None else frozenset()
-            if MINOR_VERSION_COMPAT in hows:
-                driver, required = runtime.driver.shown if runtime.driver else "", table.min_driver_for(cuda)
-                if FULL not in hows:
-                    return Check(
-                        "compute_capability",
-                        Status.FAIL,
-                        f"wheels carry no {cc.sm} code, only PTX ({code}) built by CUDA {cuda}; driver {driver} "
-                        f"cannot compile it (it runs CUDA {cuda} through minor-version compatibility only); "
-                        f"driver {required} or newer can",
-                        needed,
-                        found,
-                        PTX_TOO_NEW_SOURCE,
-                    )
-                return Check(  # a branch (535.x): its patch level decides whether the driver can compile the PTX
-                    "compute_capability",
-                    Status.WARN,
-                    f"wheels carry no {cc.sm} code, only PTX ({code}) built by CUDA {cuda}: driver {driver} compiles "
-                    f"it if it is {required} or newer (then at first use, which can take many minutes), not if older "
-                    "(it runs that CUDA through minor-version compatibility only); give the full version (nvidia-smi) "
-                    "to know",
-                    needed,
-                    found,
-                    PTX_TOO_NEW_SOURCE,
-                )
-            return Check(
-                "compute_capability",
-                Status.WARN,
-                f"wheels carry no {cc.sm} code: the driver compiles their PTX ({code}) "
-                "for it at first use, which can take many minutes",
-                needed,
-                found,
-                row.source,
-            )
-        return Check(
-            "compute_capability", Status.FAIL, f"wheels carry {needed}; none runs on {cc.sm}", needed, found, row.source
-        )
+    code = _variant_code(row, cuda)
+    if code:
+        return _check_code(row, cuda, runtime, matrix, code, cc)
     minimum: ComputeCapability | None = row.compute_capability_min
     source = row.source
     cuda_row = matrix.cuda_release(cuda)
@@ -134,20 +93,132 @@ def _check_gpu(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matri
 Archs = tuple[ComputeCapability, ...]
 
 
-def _variant_code(row: FrameworkRelease, cuda: CudaVersion) -> tuple[Archs, Archs, Archs]:
-    """The architectures this variant's binaries carry code for, as (SASS, arch-specific SASS, PTX): its
-    recipe's lists, else the row's (the default wheel's)."""
+@record(frozen=True)
+class VariantCode:
+    """The GPU code a CUDA variant carries: SASS, arch-specific SASS and PTX that every state of its build scripts
+    carries, and the SASS and PTX only some states carry (``sm_unconfirmed``: the scripts changed the day it was
+    built and no source says which state built it)."""
+
+    sm: Archs = ()
+    exact: Archs = ()
+    ptx: Archs = ()
+    sm_unconfirmed: Archs = ()
+    ptx_unconfirmed: Archs = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.sm or self.exact or self.ptx or self.sm_unconfirmed or self.ptx_unconfirmed)
+
+    @property
+    def text(self) -> str:
+        """``sm_50, sm_70 + PTX compute_50 (perhaps sm_37, sm_60)``: what a check says the build carries."""
+        sass = ", ".join([*(s.sm for s in self.sm), *(f"{e.sm}a" for e in self.exact)])
+        ptx = "PTX " + ", ".join(p.compute for p in self.ptx) if self.ptx else ""
+        said = " + ".join(t for t in (sass, ptx) if t)
+        perhaps = _names(self.sm_unconfirmed, self.ptx_unconfirmed)
+        return f"{said} (perhaps {perhaps})" if perhaps else said
+
+
+def _names(sass: Iterable[ComputeCapability], ptx: Iterable[ComputeCapability]) -> str:
+    return ", ".join([*(s.sm for s in sass), *(f"PTX {p.compute}" for p in ptx)])
+
+
+def _check_code(
+    row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix, code: VariantCode, cc: ComputeCapability
+) -> Check:
+    """The GPU check on the code a variant states. Code every build state carries decides as it stands; code only
+    some states carry makes a GPU it alone covers a doubt (a warning), never a pass or a failure."""
+    found, needed = str(cc), code.text
+    if binary_runs_on(cc, code.sm, exact=code.exact):
+        return Check("compute_capability", Status.OK, f"wheels carry code for {cc.sm}", needed, found, row.source)
+    # (SASS of a lower minor of the same major runs; PTX of an equal or lower capability is compiled for it)
+    sass = [s for s in code.sm_unconfirmed if binary_runs_on(cc, (s,))]
+    ptx = [p for p in code.ptx_unconfirmed if binary_runs_on(cc, (), (p,))]
+    if binary_runs_on(cc, (), code.ptx):
+        check = _check_ptx(row, cuda, runtime, matrix, code, cc)
+        if check.status is not Status.FAIL or not sass:
+            return check
+        ptx = []  # (the driver that cannot compile the certain PTX cannot compile other PTX of that CUDA either)
+    if sass or ptx:
+        return Check(
+            "compute_capability",
+            Status.WARN,
+            f"this build may lack code for {cc.sm}: the build scripts of that day differ (some states carry "
+            f"{_names(sass, ptx)}, which runs on it, the others do not) and no source says which built it (see "
+            "the matrix note); without it, CUDA calls fail with 'no kernel image is available for execution on "
+            "the device'; once it is installed, `dnnresolve doctor` reads the code it carries",
+            needed,
+            found,
+            row.source,
+            doubt=True,
+        )
+    return Check(
+        "compute_capability", Status.FAIL, f"wheels carry {needed}; none runs on {cc.sm}", needed, found, row.source
+    )
+
+
+def _check_ptx(
+    row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix, code: VariantCode, cc: ComputeCapability
+) -> Check:
+    """A GPU that only the variant's PTX runs on: the driver compiles it at first use, if it can."""
+    found, needed = str(cc), code.text
+    newest = max(p for p in code.ptx if p <= cc).compute
+    table = matrix.driver_table(runtime.os)
+    hows = table.check(runtime.driver, cuda).hows if runtime.driver is not None else frozenset()
+    if MINOR_VERSION_COMPAT in hows:
+        driver, required = runtime.driver.shown if runtime.driver else "", table.min_driver_for(cuda)
+        if FULL not in hows:
+            return Check(
+                "compute_capability",
+                Status.FAIL,
+                f"wheels carry no {cc.sm} code, only PTX ({newest}) built by CUDA {cuda}; driver {driver} "
+                f"cannot compile it (it runs CUDA {cuda} through minor-version compatibility only); "
+                f"driver {required} or newer can",
+                needed,
+                found,
+                PTX_TOO_NEW_SOURCE,
+            )
+        return Check(  # a branch (535.x): its patch level decides whether the driver can compile the PTX
+            "compute_capability",
+            Status.WARN,
+            f"wheels carry no {cc.sm} code, only PTX ({newest}) built by CUDA {cuda}: driver {driver} compiles "
+            f"it if it is {required} or newer (then at first use, which can take many minutes), not if older "
+            "(it runs that CUDA through minor-version compatibility only); give the full version (nvidia-smi) "
+            "to know",
+            needed,
+            found,
+            PTX_TOO_NEW_SOURCE,
+        )
+    return Check(
+        "compute_capability",
+        Status.WARN,
+        f"wheels carry no {cc.sm} code: the driver compiles their PTX ({newest}) "
+        "for it at first use, which can take many minutes",
+        needed,
+        found,
+        row.source,
+    )
+
+
+def _variant_code(row: FrameworkRelease, cuda: CudaVersion) -> VariantCode:
+    """The code this variant's binaries carry: its recipe's lists, else the row's (the default wheel's)."""
     for rec in row.install:
-        if (rec.sm or rec.sm_exact or rec.ptx) and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series:
-            return rec.sm, rec.sm_exact, rec.ptx
+        stated = rec.sm or rec.sm_exact or rec.ptx or rec.sm_unconfirmed or rec.ptx_unconfirmed
+        if stated and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series:
+            return VariantCode(rec.sm, rec.sm_exact, rec.ptx, rec.sm_unconfirmed, rec.ptx_unconfirmed)
     if row.cuda_default is None or row.cuda_default.series == cuda.series or len(row.cuda) == 1:
-        return row.sm, row.sm_exact, row.ptx
-    return (), (), ()
+        return VariantCode(row.sm, row.sm_exact, row.ptx)
+    return VariantCode()
+
+
+def variant_gpu_code(row: FrameworkRelease, cuda: CudaVersion) -> VariantCode:
+    """The GPU code a CUDA variant of ``row`` carries, the code only some build states carry included."""
+    return _variant_code(row, cuda)
 
 
 def variant_code(row: FrameworkRelease, cuda: CudaVersion) -> tuple[Archs, Archs, Archs]:
-    """The GPU code a CUDA variant of ``row`` carries: (SASS, arch-specific SASS, PTX)."""
-    return _variant_code(row, cuda)
+    """The GPU code every build of a CUDA variant of ``row`` carries: (SASS, arch-specific SASS, PTX)."""
+    code = _variant_code(row, cuda)
+    return code.sm, code.exact, code.ptx
 
 
 def gpu_check(row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix) -> Check:

@@ -34,6 +34,9 @@ class Check:
     found: str = ""
     source: str = ""
     gap: bool = False  # a warning about what the matrix does not state, not about the machine
+    # a warning that it may run here or may not: the sources leave open what the build carries (the build
+    # scripts changed the day it was built); such a build is never offered as one that runs
+    doubt: bool = False
     requires: str = ""  # a requirement that, installed with the release, clears this warning (a wheel's pin)
 
 
