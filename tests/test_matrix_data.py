@@ -202,8 +202,12 @@ def test_every_torch_cuda_variant_has_its_gpu_code_or_says_why_not(matrix: Matri
 
 
 def variant_states_code(f: FrameworkRelease, series: CudaVersion) -> bool:
-    """Whether the row states the GPU code of its CUDA ``series`` variant: a recipe of that series lists it, or the
-    series is the default build's and the row lists it."""
+    """Whether the row states the GPU code of its CUDA ``series`` variant: a recipe of that series lists it (code
+    only some build-script states carry, ``sm_unconfirmed``, included), or the series is the default build's and
+    the row lists it."""
     return any(
-        (o.sm or o.ptx or o.sm_exact) and o.cuda and CudaVersion.parse(o.cuda).series == series for o in f.install
+        (o.sm or o.ptx or o.sm_exact or o.sm_unconfirmed or o.ptx_unconfirmed)
+        and o.cuda
+        and CudaVersion.parse(o.cuda).series == series
+        for o in f.install
     ) or (f.cuda_default is not None and f.cuda_default.series == series and bool(f.sm or f.ptx))
