@@ -115,7 +115,7 @@ class VariantCode:
         ptx = "PTX " + ", ".join(p.compute for p in self.ptx) if self.ptx else ""
         said = " + ".join(t for t in (sass, ptx) if t)
         perhaps = _names(self.sm_unconfirmed, self.ptx_unconfirmed)
-        return f"{said} (perhaps {perhaps})" if perhaps else said
+        return " ".join(t for t in (said, f"(perhaps {perhaps})" if perhaps else "") if t)
 
 
 def _names(sass: Iterable[ComputeCapability], ptx: Iterable[ComputeCapability]) -> str:
@@ -134,7 +134,10 @@ def _check_code(
     sass = [s for s in code.sm_unconfirmed if binary_runs_on(cc, (s,))]
     ptx = [p for p in code.ptx_unconfirmed if binary_runs_on(cc, (), (p,))]
     if binary_runs_on(cc, (), code.ptx):
-        check = _check_ptx(row, cuda, runtime, matrix, code, cc)
+        none = f"wheels carry no {cc.sm} code"
+        if sass:  # (a state that carries it runs without the PTX)
+            none = f"wheels may carry no {cc.sm} code (only some build states carry {_names(sass, ())})"
+        check = _check_ptx(row, cuda, runtime, matrix, code, cc, none)
         if check.status is not Status.FAIL or not sass:
             return check
         ptx = []  # (the driver that cannot compile the certain PTX cannot compile other PTX of that CUDA either)
@@ -157,9 +160,16 @@ def _check_code(
 
 
 def _check_ptx(
-    row: FrameworkRelease, cuda: CudaVersion, runtime: Runtime, matrix: Matrix, code: VariantCode, cc: ComputeCapability
+    row: FrameworkRelease,
+    cuda: CudaVersion,
+    runtime: Runtime,
+    matrix: Matrix,
+    code: VariantCode,
+    cc: ComputeCapability,
+    none: str,
 ) -> Check:
-    """A GPU that only the variant's PTX runs on: the driver compiles it at first use, if it can."""
+    """A GPU that only the variant's PTX runs on (``none`` says so): the driver compiles it at first use, if it
+    can."""
     found, needed = str(cc), code.text
     newest = max(p for p in code.ptx if p <= cc).compute
     table = matrix.driver_table(runtime.os)
@@ -170,7 +180,7 @@ def _check_ptx(
             return Check(
                 "compute_capability",
                 Status.FAIL,
-                f"wheels carry no {cc.sm} code, only PTX ({newest}) built by CUDA {cuda}; driver {driver} "
+                f"{none}, only PTX ({newest}) built by CUDA {cuda}; driver {driver} "
                 f"cannot compile it (it runs CUDA {cuda} through minor-version compatibility only); "
                 f"driver {required} or newer can",
                 needed,
@@ -180,7 +190,7 @@ def _check_ptx(
         return Check(  # a branch (535.x): its patch level decides whether the driver can compile the PTX
             "compute_capability",
             Status.WARN,
-            f"wheels carry no {cc.sm} code, only PTX ({newest}) built by CUDA {cuda}: driver {driver} compiles "
+            f"{none}, only PTX ({newest}) built by CUDA {cuda}: driver {driver} compiles "
             f"it if it is {required} or newer (then at first use, which can take many minutes), not if older "
             "(it runs that CUDA through minor-version compatibility only); give the full version (nvidia-smi) "
             "to know",
@@ -191,8 +201,7 @@ def _check_ptx(
     return Check(
         "compute_capability",
         Status.WARN,
-        f"wheels carry no {cc.sm} code: the driver compiles their PTX ({newest}) "
-        "for it at first use, which can take many minutes",
+        f"{none}: the driver compiles their PTX ({newest}) for it at first use, which can take many minutes",
         needed,
         found,
         row.source,
