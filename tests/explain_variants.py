@@ -100,10 +100,12 @@ def all_kept(before: Reading, after: Reading) -> bool:
     return kind_kept(before, after) and before == after
 
 
-def tally() -> dict[str, tuple[int, int, int]]:
-    """Per sort: (variants, kind kept, kind and versions kept)."""
+def tally(skip: frozenset[str] = frozenset()) -> dict[str, tuple[int, int, int]]:
+    """Per sort: (variants, kind kept, kind and versions kept), leaving out the messages named in ``skip``."""
     out: dict[str, list[int]] = {}
-    for _, message, before in messages():
+    for where, message, before in messages():
+        if where in skip:
+            continue
         for sort, made in variants(message).items():
             row = out.setdefault(sort, [0, 0, 0])
             for text in made:

@@ -52,6 +52,9 @@ KNOWN_WIDTH = {
     "https://github.com/PaddlePaddle/Paddle/issues/43197",
     "m1d7908666a",
     "m5672a973df",
+    # torch's "Unknown CUDA arch (8.7+PTX)" in a traceback (corpus growth of #22): cut at 40 columns or inside
+    # "8.7", the architecture is no longer read.
+    "m22ca00d5c0",
 }
 KNOWN_BREAKS = {
     "m27f0f59ec3",
@@ -61,6 +64,7 @@ KNOWN_BREAKS = {
     "https://github.com/conda-forge/jax-feedstock/issues/149",
     "https://github.com/rgommers/pixi-dev-scipystack/issues/1",
     "https://github.com/PaddlePaddle/Paddle/issues/73687",
+    "m22ca00d5c0",
 }
 
 
