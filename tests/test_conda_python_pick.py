@@ -1,0 +1,104 @@
+"""Which release a conda range installs where the environment's Python is known (issue #21): conda takes the newest
+release allowed that has a build for that Python and for the driver's ``__cuda``, not the newest ``__cuda`` admits.
+check (an environment file's ``python=`` pin), plan (an active conda environment's Python) and check --fleet answer
+alike. The Pythons of each build: tests/data/anaconda_tensorflow_gpu.json (the tensorflow-base build strings of
+Anaconda's recipes: 1.10.0's builds are gpu_py27/py35/py36, 1.11.0-1.15.0 and 2.0.0-2.1.0 have no py35 build, 2.2.0's
+are py36-py38)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .fleet.test_fleet_dir import DOCS_FLEET, write_fleet
+from .plan.test_conda_env import _env, tf_env
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def _check(run_cli: Run, tmp_path: Path, deps: list[str], *target: str) -> tuple[int, dict[str, Any]]:
+    env = tmp_path / "environment.yml"
+    env.write_text("channels:\n  - defaults\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps))
+    proc = run_cli("check", "--json", str(env), *target)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def _checked(report: dict[str, Any]) -> list[str]:
+    return [p["release"] for p in report["checked_lines"]]
+
+
+def test_a_range_with_a_python_pin_is_the_newest_release_with_a_build_for_it(run_cli: Run, tmp_path: Path) -> None:
+    # driver 410.48 gives __cuda 10.0: 2.0.0 is the newest of tensorflow-gpu 1.9-2.4 with a build it admits, but
+    # none for Python 3.5; 1.10.0 is the newest with one (its CUDA 9.2 build the newest CUDA). Before: "checked:
+    # tensorflow-gpu 2.0.0 for CUDA 10.0" and "pin an exact version, e.g. tensorflow-gpu==2.0.0"
+    deps = ["python=3.5", "tensorflow-gpu>=1.9,<2.5"]
+    rc, report = _check(run_cli, tmp_path, deps, "--driver", "410.48", "--gpu", "V100")
+    assert _checked(report) == ["tensorflow-gpu 1.10.0 for CUDA 9.2"], report
+    [f] = [f for f in report["findings"] if f["rule"] == "unpinned"]
+    assert f["fix"] == "pin an exact version, e.g. tensorflow-gpu==1.10.0", f
+    assert "conda installs tensorflow-gpu 1.10.0" in f["message"] and "Python 3.5" in f["message"], f
+    assert "__cuda >= 10.1" in f["message"] and "2.0.0" in f["message"], f
+    assert rc == 0 and not [f for f in report["findings"] if f["severity"] == "error"], report["findings"]
+
+
+def test_a_python_pin_drops_the_newest_even_where_the_driver_admits_it(run_cli: Run, tmp_path: Path) -> None:
+    # driver 418.39 gives __cuda 10.1, which admits every build of tensorflow-gpu 2.0-2.2; 2.2.0 has none for Python
+    # 2.7 (py36-py38), 2.1.0 has. Before: "checked: tensorflow 2.2.0 for CUDA 10.1", nothing said
+    deps = ["python=2.7", "tensorflow-gpu>=2.0,<2.3"]
+    rc, report = _check(run_cli, tmp_path, deps, "--driver", "418.39", "--gpu", "V100")
+    assert _checked(report) == ["tensorflow 2.1.0 for CUDA 10.1"], report
+    [f] = [f for f in report["findings"] if f["rule"] == "unpinned"]
+    assert f["fix"] == "pin an exact version, e.g. tensorflow-gpu==2.1.0", f
+    assert "conda installs tensorflow-gpu 2.1.0" in f["message"] and "Python 2.7" in f["message"], f
+    assert "2.2.0" in f["message"] and "__cuda" not in f["message"].split(":", 2)[2], f  # 2.2.0: Python only
+    assert rc == 0
+    # a Python the newest has a build for: the newest, nothing said of a fallback
+    _, report = _check(run_cli, tmp_path, ["python=3.7", "tensorflow-gpu>=2.0,<2.3"], "--driver", "418.39")
+    assert _checked(report) == ["tensorflow 2.2.0 for CUDA 10.1"]
+    assert not any("conda installs" in f["message"] for f in report["findings"])
+
+
+def test_plan_in_a_conda_environment_takes_the_release_with_a_build_for_its_python(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    # Anaconda's tensorflow-gpu 1.14.0 installed by conda (tests/plan/test_conda_env.py), the environment's Python
+    # given as 3.5: of tensorflow-gpu 1.9-1.13, conda installs 1.10.0 (1.11.0-1.13.1 have no Python 3.5 build), in
+    # an environment of its own (its CUDA 9.2 build; this one holds cudatoolkit 10.1). Before: a plan for 1.13.1, in
+    # "a new environment with Python 3.6"
+    root = tf_env(tmp_path)
+    out = run_cli(
+        "plan", "tensorflow-gpu>=1.9,<1.14", "--root", str(root), "--gpu", "V100", "--driver", "410.48",
+        "--python", "3.5", "--json", env=_env(),
+    )  # fmt: skip
+    assert not out.stderr, out.stderr
+    req = json.loads(out.stdout)["requirements"][0]
+    assert (req["release"], req["cuda_variant"]) == ("1.10.0", "9.2"), (req["release"], req["cuda_variant"])
+    [python] = [c for c in req["checks"] if c["component"] == "python"]
+    assert python["status"] == "ok" and python["found"] == "3.5", python
+    assert req["options"][0]["steps"][0]["argv"] == [
+        "conda", "create", "-y", "-n", "tensorflow-gpu-1.10.0", "-c", "defaults", "python=3.5",
+        "tensorflow-gpu==1.10.0", "cudatoolkit=9.2", "cudnn=7.2",
+    ]  # fmt: skip
+
+
+def test_check_fleet_takes_the_release_with_a_build_for_the_files_python(run_cli: Run, tmp_path: Path) -> None:
+    # per node, the same pick as check: driver 410.48 (__cuda 10.0) and the file's python=3.5 -> 1.10.0; 418.39
+    # (__cuda 10.1) -> 2.4.1, whose build's Pythons no source names. Before: 2.0.0 on the first, a new Python 3.6
+    # environment offered
+    k20m = json.loads((DOCS_FLEET / "nodes" / "k20m-1.json").read_text())
+    nodes = {"n410": (["gpu"], {**k20m, "driver": "410.48"}), "n418": (["gpu"], {**k20m, "driver": "418.39"})}
+    fleet = write_fleet(tmp_path / "fleet", nodes)
+    (tmp_path / "environment.yml").write_text(
+        "channels:\n  - defaults\ndependencies:\n  - python=3.5\n  - tensorflow-gpu>=1.9,<2.5\n"
+    )
+    done = run_cli("check", "environment.yml", "--fleet", str(fleet), "--json")
+    assert not done.stderr, done.stderr
+    groups = {tuple(g["nodes"]): g["plan"]["requirements"][0] for g in json.loads(done.stdout)["groups"]}
+    picked = {k: (r["release"], r["cuda_variant"]) for k, r in groups.items()}
+    assert picked == {("n410",): ("1.10.0", "9.2"), ("n418",): ("2.4.1", "10.1")}, picked
+    first = [s["argv"] for s in groups[("n410",)]["options"][0]["steps"]]
+    assert not any("python=3.6" in argv for argv in first), first
