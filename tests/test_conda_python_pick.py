@@ -86,19 +86,32 @@ def test_plan_in_a_conda_environment_takes_the_release_with_a_build_for_its_pyth
 
 
 def test_check_fleet_takes_the_release_with_a_build_for_the_files_python(run_cli: Run, tmp_path: Path) -> None:
-    # per node, the same pick as check: driver 410.48 (__cuda 10.0) and the file's python=3.5 -> 1.10.0; 418.39
-    # (__cuda 10.1) -> 2.4.1, whose build's Pythons no source names. Before: 2.0.0 on the first, a new Python 3.6
-    # environment offered
+    # per node, the same pick as check: with the file's python=3.5, tensorflow-gpu 1.10.0 on driver 410.48 (__cuda
+    # 10.0; 2.1.0 and 2.2.0 ask for 10.1, 1.11.0-2.0.0 have no Python 3.5 build) and on 418.39 (__cuda 10.1; 2.2.0
+    # and the rest have no Python 3.5 build). Before: 2.0.0 and 2.2.0, each offered in a new Python 3.6 environment
     k20m = json.loads((DOCS_FLEET / "nodes" / "k20m-1.json").read_text())
     nodes = {"n410": (["gpu"], {**k20m, "driver": "410.48"}), "n418": (["gpu"], {**k20m, "driver": "418.39"})}
     fleet = write_fleet(tmp_path / "fleet", nodes)
     (tmp_path / "environment.yml").write_text(
-        "channels:\n  - defaults\ndependencies:\n  - python=3.5\n  - tensorflow-gpu>=1.9,<2.5\n"
+        "channels:\n  - defaults\ndependencies:\n  - python=3.5\n  - tensorflow-gpu>=1.9,<2.3\n"
     )
     done = run_cli("check", "environment.yml", "--fleet", str(fleet), "--json")
     assert not done.stderr, done.stderr
-    groups = {tuple(g["nodes"]): g["plan"]["requirements"][0] for g in json.loads(done.stdout)["groups"]}
-    picked = {k: (r["release"], r["cuda_variant"]) for k, r in groups.items()}
-    assert picked == {("n410",): ("1.10.0", "9.2"), ("n418",): ("2.4.1", "10.1")}, picked
-    first = [s["argv"] for s in groups[("n410",)]["options"][0]["steps"]]
-    assert not any("python=3.6" in argv for argv in first), first
+    groups = [g["plan"]["requirements"][0] for g in json.loads(done.stdout)["groups"]]
+    assert [(r["release"], r["cuda_variant"]) for r in groups] == [("1.10.0", "9.2")] * 2, groups
+    for r in groups:
+        first = [s["argv"] for s in r["options"][0]["steps"]]
+        assert not any("python=3.6" in argv for argv in first), first
+
+
+def test_anacondas_tensorflow_gpu_2_4_1_is_for_python_3_7_to_3_9(run_cli: Run, tmp_path: Path) -> None:
+    # the tensorflow metapackage's linux cuda101 config of 2.4.1 lists tensorflow-base gpu_py37/py38/py39h29c2da4_0
+    # (tests/data/anaconda_tensorflow_gpu.json), the builds users' `conda list` show beside tensorflow-gpu 2.4.1
+    # h30adc30_0. Before: "the Pythons it was made for are not recorded; 3.6 not checked", and no error
+    deps = ["python=3.6", "tensorflow-gpu=2.4.1"]
+    rc, report = _check(run_cli, tmp_path, deps, "--driver", "418.87.01", "--gpu", "V100")
+    [f] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert rc == 1 and "Python 3.6" in f["message"] and "3.7, 3.8, 3.9" in f["message"], f
+    rc, report = _check(run_cli, tmp_path, ["python=3.9", "tensorflow-gpu=2.4.1"], "--driver", "418.87.01")
+    assert rc == 0 and _checked(report) == ["tensorflow 2.4.1 for CUDA 10.1"], report["findings"]
+
