@@ -115,3 +115,19 @@ def test_anacondas_tensorflow_gpu_2_4_1_is_for_python_3_7_to_3_9(run_cli: Run, t
     rc, report = _check(run_cli, tmp_path, ["python=3.9", "tensorflow-gpu=2.4.1"], "--driver", "418.87.01")
     assert rc == 0 and _checked(report) == ["tensorflow 2.4.1 for CUDA 10.1"], report["findings"]
 
+
+def test_a_build_for_another_python_is_one_new_environment_of_conda_packages(run_cli: Run, tmp_path: Path) -> None:
+    # tensorflow-gpu 2.4.1 in the Python 3.6 environment of tests/plan/test_conda_env.py (cudatoolkit 10.1): its CUDA
+    # 10.1 build fits the environment's CUDA, not its Python (3.7-3.9). Before: two `conda create` of one name (the
+    # Python's, then the packages') under the title "its conda build needs CUDA 10.1, and this environment holds CUDA
+    # 10.1 ...: one conda environment holds one CUDA"
+    root = tf_env(tmp_path)
+    out = run_cli("plan", "tensorflow-gpu==2.4.1", "--root", str(root), "--gpu", "V100", "--json", env=_env())
+    assert not out.stderr, out.stderr
+    first = json.loads(out.stdout)["requirements"][0]["options"][0]
+    assert [s["argv"] for s in first["steps"]] == [
+        ["conda", "create", "-y", "-n", "tensorflow-2.4.1", "-c", "defaults", "python=3.7", "tensorflow-gpu==2.4.1",
+         "cudatoolkit=10.1", "cudnn=7.6"],
+        ["conda", "activate", "tensorflow-2.4.1"],
+    ], first  # fmt: skip
+    assert "Python 3.6" in first["title"] and "one CUDA" not in first["title"], first["title"]
