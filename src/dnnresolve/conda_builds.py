@@ -19,7 +19,8 @@ conda-forge's CUDA 12 and later builds come with ``cuda-version`` X.Y, which con
 the builds left, conda takes the newest version (``CHANNELS_SOURCE``: channel, version, build number), and among
 the variants of one version and build number the one whose dependency selects the newest version
 (``VARIANTS_SOURCE``), i.e. the newest CUDA; the channels' build numbers are not recorded, so variants of one version
-are taken as of one build number. The classic solver was seen ignoring ``__cuda`` when it was not asked for
+are taken as of one build number (one recipe commit builds all its variants with one number: Anaconda's recorded
+tensorflow-base builds are all ``_0``). The classic solver was seen ignoring ``__cuda`` when it was not asked for
 (conda/conda issues 9896, 10480); the model follows the solvers that honour it.
 """
 
