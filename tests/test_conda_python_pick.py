@@ -131,3 +131,15 @@ def test_a_build_for_another_python_is_one_new_environment_of_conda_packages(run
         ["conda", "activate", "tensorflow-2.4.1"],
     ], first  # fmt: skip
     assert "Python 3.6" in first["title"] and "one CUDA" not in first["title"], first["title"]
+
+
+def test_a_pick_whose_pythons_are_not_recorded_is_not_said_to_be_made_for_the_python(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    # python=3.6, tensorflow-gpu 2.0-2.4, driver 418.39: 2.4.1 has no Python 3.6 build (3.7-3.9); 2.3.0's build, whose
+    # Pythons no source names, is not ruled out, and the warning says so rather than "made for Python 3.6"
+    deps = ["python=3.6", "tensorflow-gpu>=2.0,<2.5"]
+    _, report = _check(run_cli, tmp_path, deps, "--driver", "418.39", "--gpu", "V100")
+    assert _checked(report) == ["tensorflow 2.3.0 for CUDA 10.1"], report
+    [f] = [f for f in report["findings"] if f["rule"] == "unpinned"]
+    assert "made for Python 3.6" not in f["message"] and "not recorded" in f["message"], f["message"]

@@ -197,7 +197,11 @@ def _fallback(out: list[Candidate], have: CudaVersion | None) -> list[Candidate]
         has.append(f"Python {python}")
         admitted_by = " that it admits" if partly else ""
         why.append(f"{'those' if held else 'the builds'} of {_listed(mine)}{admitted_by} were made for Python {made}")
-        builds.append(f"made for Python {python}")
+        picked = [c for c in out if c.release.version == pick and _installable(c)]
+        known = any(c.release.python for c in picked)  # else its Pythons are not recorded, so not ruled out
+        builds.append(
+            f"made for Python {python}" if known else f"whose Pythons are not recorded (none rules out {python})"
+        )
     reason = (
         f"conda installs {conda_name(rec)} {pick}, the newest release allowed with a {rec.channels[0]} build "
         f"{', '.join(builds)}: {'; '.join(why)}"
