@@ -13,10 +13,14 @@ Which build conda installs (``candidates`` orders them so). conda injects the ``
 recipe, ``CUDATOOLKIT_SOURCE``; Anaconda's by its repodata hotfix, ``ANACONDA_SOURCE``), so a build before CUDA 12 needs
 ``__cuda`` of at least its own series (one from 11.2 takes ``cudatoolkit >=X.Y,<X+1``, whose lowest is its own);
 conda-forge's CUDA 12 and later builds come with ``cuda-version`` X.Y, which constrains ``__cuda >=X`` only
-(``CUDA_VERSION_SOURCE``). Of the builds left, conda takes the newest version (``CHANNELS_SOURCE``: channel, version,
-build number), and among the variants of one version and build number the one whose dependency selects the newest
-version (``VARIANTS_SOURCE``), i.e. the newest CUDA; the channels' build numbers are not recorded, so variants of one
-version are taken as of one build number. The classic solver was seen ignoring ``__cuda`` when it was not asked for
+(``CUDA_VERSION_SOURCE``). A build installs only into an environment of a Python it was made for (its
+``python >=3.6,<3.7.0a0`` run requirement, the ``py36`` of its build string), so an environment's Python (a file's
+``python=`` pin, the active environment's) drops the builds of others; one whose Pythons are not recorded is kept. Of
+the builds left, conda takes the newest version (``CHANNELS_SOURCE``: channel, version, build number), and among
+the variants of one version and build number the one whose dependency selects the newest version
+(``VARIANTS_SOURCE``), i.e. the newest CUDA; the channels' build numbers are not recorded, so variants of one version
+are taken as of one build number (one recipe commit builds all its variants with one number: Anaconda's recorded
+tensorflow-base builds are all ``_0``). The classic solver was seen ignoring ``__cuda`` when it was not asked for
 (conda/conda issues 9896, 10480); the model follows the solvers that honour it.
 """
 
@@ -35,6 +39,7 @@ from .versions import CudaVersion, CudnnVersion, PythonVersion
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
 
 # channels that build frameworks from recipes of their own rather than repackage the framework's binaries (a row's
 # conda recipe of such a channel, pinning its release, is one of its builds); the names a file may give Anaconda's
@@ -157,29 +162,65 @@ def candidates(found: list[Build], runtime: Runtime, matrix: Matrix) -> list[Can
 
 
 def _fallback(out: list[Candidate], have: CudaVersion | None) -> list[Candidate]:
-    """conda's pick of a range where ``__cuda`` drops the builds of its newest versions: the newest version with a
-    build ``__cuda`` admits, whose candidates say so (an "ok" conda check); the versions above it go, since conda
-    installs none of them. ``out`` itself where the newest has such a build, or none has."""
-    admitted = [c for c in out if c.check("conda") is None]
-    if have is None or not admitted or admitted[0].release.version == out[0].release.version:
+    """conda's pick of a range where the newest versions have no build it installs here: the newest version with a
+    build ``__cuda`` admits (no failed "conda" check) that was made for the environment's Python (no failed "python"
+    check; a build whose Pythons are not recorded passes), whose candidates say so (an "ok" conda check); the
+    versions above it go, since conda installs none of them. ``out`` itself where the newest has such a build, or
+    none has."""
+    admitted = [c for c in out if _installable(c)]
+    if not admitted or admitted[0].release.version == out[0].release.version:
         return out
     pick = admitted[0].release.version
     dropped = [c for c in out if c.release.version > pick]
-    skipped = sorted({c.release.version for c in dropped})
-    held = [k for c in dropped if (k := c.check("conda")) is not None]  # each of them: no admitted build
+    versions = sorted({c.release.version for c in dropped})
+    # a version none of whose builds __cuda admits is held by __cuda; the others, by the Python of those it admits
+    by_cuda = [v for v in versions if all(c.check("conda") is not None for c in dropped if c.release.version == v)]
+    by_python = [c for c in dropped if c.release.version not in by_cuda and c.check("conda") is None]
+    held = [k for c in dropped if c.release.version in by_cuda and (k := c.check("conda")) is not None]
     asked = sorted({k.needed for k in held}, key=lambda n: CudaVersion.parse(n.rsplit(" ", 1)[-1]))
     rec = dropped[0].release.install[0]
-    names = ", ".join(str(v) for v in skipped)
+    wants: list[str] = []
+    has: list[str] = []
+    why: list[str] = []
+    builds: list[str] = []
+    if held:
+        wants.append(" or ".join(asked))
+        has.append(f"__cuda {have}")
+        why.append(f"the builds of {_listed(by_cuda)} ask for {' or '.join(asked)}")
+        builds.append(f"that the driver's __cuda {have} admits")
+    if by_python:
+        python = next(k.found for c in by_python if (k := c.check("python")) is not None)
+        made = ", ".join(str(p) for p in sorted({p.series for c in by_python for p in c.release.python}))
+        mine = sorted({c.release.version for c in by_python})
+        partly = any(c.check("conda") is not None for c in dropped if c.release.version in mine)
+        wants.append(f"a build for Python {python}")
+        has.append(f"Python {python}")
+        admitted_by = " that it admits" if partly else ""
+        why.append(f"{'those' if held else 'the builds'} of {_listed(mine)}{admitted_by} were made for Python {made}")
+        picked = [c for c in out if c.release.version == pick and _installable(c)]
+        known = any(c.release.python for c in picked)  # else its Pythons are not recorded, so not ruled out
+        builds.append(
+            f"made for Python {python}" if known else f"whose Pythons are not recorded (none rules out {python})"
+        )
     reason = (
-        f"conda installs {conda_name(rec)} {pick}, the newest release allowed whose {rec.channels[0]} build the "
-        f"driver's __cuda {have} admits: the builds of {names} ask for {' or '.join(asked)}"
+        f"conda installs {conda_name(rec)} {pick}, the newest release allowed with a {rec.channels[0]} build "
+        f"{', '.join(builds)}: {'; '.join(why)}"
     )
-    source = held[0].source
+    source = held[0].source if held else next(k.source for c in by_python if (k := c.check("python")) is not None)
     kept = [c for c in out if c.release.version <= pick]
     for c in kept:
-        if c.release.version == pick and c.check("conda") is None:
-            c.checks.append(Check("conda", Status.OK, reason, " or ".join(asked), f"__cuda {have}", source))
+        if c.release.version == pick and _installable(c):
+            c.checks.append(Check("conda", Status.OK, reason, "; ".join(wants), ", ".join(has), source))
     return kept
+
+
+def _installable(c: Candidate) -> bool:
+    """Whether conda installs this build here at all: ``__cuda`` admits it and it was made for the Python."""
+    return not any(k.component in ("conda", "python") and k.status is Status.FAIL for k in c.checks)
+
+
+def _listed(versions: list[Version]) -> str:
+    return ", ".join(str(v) for v in versions)
 
 
 def _python_of(check: Check, build: FrameworkRelease, rec: InstallRecipe) -> Check:

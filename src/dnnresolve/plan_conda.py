@@ -109,9 +109,15 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
             Step("conda", f"{made} the {'official ' if py is not None else ''}conda packages", tuple(create)),
             Step("conda", "activate it", ("conda", "activate", name)),
         ]
-        steps = _replaced(o.steps, [installed.name], steps)
-        needs = f"its conda build needs CUDA {rec.cuda}" if rec.cuda else "its conda build is the CPU one"
-        why = f"{needs}, and this environment holds {held}: one conda environment holds one CUDA"
+        # this create brings the Python too: the option's own new environment (a Python fix) goes
+        own_env = [s for s in o.steps if s.argv[:2] in (("conda", "create"), ("conda", "activate"))]
+        steps = _replaced([s for s in o.steps if s not in own_env], [installed.name], steps)
+        why = _why_new(c, rec, runtime, held)
+        if own_env:
+            title = f"{o.title} and its conda packages ({why})"
+            return Option(
+                title, steps, max(o.weight, WEIGHT_NEW_ENV), o.resolves, _recipe_note(o, rec, row), o.driver_upgrade, c
+            )
     else:
         steps = [
             Step("conda", f"create a conda environment with Python {py}", (*create, f"python={py}")),
@@ -120,11 +126,29 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
         ]
         why = f"conda has no package of it, and pip would install over conda's {installed.describe()} here"
     title = f"{o.title}, in a new conda environment ({why})"
-    notes = o.notes
-    if rec is not None:
-        given = "its recipe gives them" if is_own_build(rec) else "the install page gives them"
-        notes = [*o.notes, f"packages as {given} ({rec.url or row.source})"]
+    notes = _recipe_note(o, rec, row) if rec is not None else o.notes
     return Option(title, steps, max(o.weight, WEIGHT_NEW_ENV), o.resolves, notes, o.driver_upgrade, c)
+
+
+def _why_new(c: Candidate, rec: InstallRecipe, runtime: Runtime, held: str) -> str:
+    """Why a release's conda build goes to a new environment: a Python it was not made for, a CUDA the environment's
+    does not take (``conda_cuda.takes``), or both."""
+    env = runtime.conda_cuda
+    cuda = _recipe_cuda(rec)
+    reasons = []
+    other_python = "python" in {k.component for k in c.failures} and runtime.python is not None
+    if other_python:
+        made = ", ".join(str(PythonVersion.parse(p).series) for p in rec.python) or "other Pythons"
+        reasons.append(f"its conda build was made for Python {made}, and this environment has Python {runtime.python}")
+    if not other_python or cuda is None or env is None or not takes(cuda, env, pins_series(rec)):
+        needs = f"its conda build needs CUDA {rec.cuda}" if rec.cuda else "its conda build is the CPU one"
+        reasons.append(f"{needs}, and this environment holds {held}: one conda environment holds one CUDA")
+    return "; ".join(reasons)
+
+
+def _recipe_note(o: Option, rec: InstallRecipe, row: FrameworkRelease) -> list[str]:
+    given = "its recipe gives them" if is_own_build(rec) else "the install page gives them"
+    return [*o.notes, f"packages as {given} ({rec.url or row.source})"]
 
 
 def _beside(o: Option, runtime: Runtime) -> Option:

@@ -336,15 +336,16 @@ def _tf_plan(run_cli, root: Path, spec: str) -> dict[str, Any]:  # type: ignore[
 
 
 def test_anacondas_build_for_the_environments_cuda_installs_into_it(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    # tensorflow-gpu 2.4.1: the wheel is a CUDA 11.0 build, Anaconda's a CUDA 10.1 one with cuDNN 7.6. Before, the plan
-    # judged the wheel and put a CUDA 11.0 runfile and a cuDNN 8.9 download before the `conda install`, titled "its
-    # CUDA 11.0 build keeps the environment's CUDA 10.1"
+    # tensorflow-gpu 2.0.0: the wheel is a CUDA 10.0 build, Anaconda's has a CUDA 10.1 one with cuDNN 7.6 (for Python
+    # 2.7, 3.6 and 3.7). The case was 2.4.1 (wheel CUDA 11.0) until its Pythons were recorded: 3.7-3.9, none for this
+    # environment's 3.6 (tests/test_conda_python_pick.py). Before, the plan judged the wheel and put a CUDA runfile and
+    # a cuDNN download before the `conda install`, titled "its CUDA 11.0 build keeps the environment's CUDA 10.1"
     root = tf_env(tmp_path)
-    plan = _tf_plan(run_cli, root, "tensorflow-gpu==2.4.1")
+    plan = _tf_plan(run_cli, root, "tensorflow-gpu==2.0.0")
     req = plan["requirements"][0]
-    assert req["release"] == "2.4.1" and req["cuda_variant"] == "10.1" and req["verdict"] == "runs", req
+    assert req["release"] == "2.0.0" and req["cuda_variant"] == "10.1" and req["verdict"] == "runs", req
     assert _steps(plan)[0] == [
-        ["conda", "install", "-y", "-c", "defaults", "tensorflow-gpu==2.4.1", "cudatoolkit=10.1", "cudnn=7.6"]
+        ["conda", "install", "-y", "-c", "defaults", "tensorflow-gpu==2.0.0", "cudatoolkit=10.1", "cudnn=7.6"]
     ]
     title = req["options"][0]["title"]
     assert "CUDA 10.1 build from defaults keeps the environment's CUDA 10.1 (conda cudatoolkit 10.1.168)" in title
