@@ -107,6 +107,14 @@ def cut_pattern(pattern: str) -> str:
     return flags + _cut_alternatives(pattern, outer=True)
 
 
+def cut_start_pattern(pattern: str, atoms: int = 3) -> str:
+    """What every match of ``cut_pattern(pattern)`` starts with: each alternative's first ``atoms`` atoms, each cut
+    as there, and nothing after them; so it matches wherever that regex does (and elsewhere), and is cheap to
+    search for. ValueError as ``cut_pattern``."""
+    flags, pattern = split_flags(pattern)
+    return flags + "(?:" + "|".join(_cut_sequence(a[:atoms], outer=True, last="") for a in _split(pattern)) + ")"
+
+
 def built_once(cache: dict[int, tuple[Owner, Made]], owner: Owner, build: Callable[[Owner], Made]) -> Made:
     """What ``build`` makes of ``owner`` (the catalog's lexicon, its loose reading), made on first use and kept in
     ``cache`` while that very object lives on (an id can be reused by a later one)."""
@@ -128,8 +136,8 @@ def _cut_alternatives(pattern: str, outer: bool = False) -> str:
     return "(?:" + "|".join(_cut_sequence(a, outer) for a in alternatives) + ")"
 
 
-def _cut_sequence(atoms: list[str], outer: bool = False) -> str:
-    out = _CUT_END
+def _cut_sequence(atoms: list[str], outer: bool = False, last: str = _CUT_END) -> str:
+    out = last  # (after the last atom: where a message cut there ends, or nothing, for a prefix of the sequence)
     for n, atom in reversed(list(enumerate(atoms))):
         inside = _cut_inside(atom)
         # (the whole pattern cut before its first atom would be an empty match at every line's end)

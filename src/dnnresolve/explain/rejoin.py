@@ -42,7 +42,9 @@ __all__ = [
 # The characters a token of NVIDIA's vocabulary is made of (file names, versions, code names, words); a quote, a
 # bracket, a colon or a space ends it.
 # (a comma typed for a soname's dot, "libcudart,so.11.0", stays inside the name: the vocabulary reads it so)
-_LEFT = re.compile(r"(?:[\w.+@-]|,(?=so\b))+$")
+# _LEFT starts only where a token starts: searched from every character of a long run (a 300-digit version) it
+# would run to the run's end from each, quadratic in the run; the leftmost start is never inside a run anyway
+_LEFT = re.compile(r"(?<![\w.+@-])(?:[\w.+@-]|,(?=so\b))+$")
 _RIGHT = re.compile(r"(?:[\w.+@-]|,(?=so\b))+")
 # A version as frameworks spell it: 12.4, 8.9.2, v11.8, an encoded 8902 / 12020, cu118, cudnn91, sm_86, compute_89
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+|\d{3,6}|(?:cu|cuda|cudnn|sm_|compute_)\d+[a-z]?", re.IGNORECASE)
@@ -156,7 +158,7 @@ def glue_points(rows: Sequence[str], open_ends: Sequence[bool], catalog: Catalog
         if _PUNCTUATION.match(right) or _OPENING.match(left[-1]):
             points.append(k)
             continue
-        a, b = _LEFT.search(left), _RIGHT.match(right)
+        a, b = _LEFT.search(left, left.rfind(" ") + 1), _RIGHT.match(right)  # (a token holds no space)
         if a is None or b is None:
             continue
         if lex is None:
@@ -186,7 +188,7 @@ _OPENING = re.compile(r"[=(\[{<'\"`/\\]")
 
 
 def _letters_before(text: str) -> str:
-    m = re.search(r"[A-Za-z]+$", text)
+    m = re.search(r"(?<![A-Za-z])[A-Za-z]+$", text)  # (from a run's start only, as ``_LEFT``)
     return m.group(0) if m else ""
 
 
@@ -257,12 +259,7 @@ _PREFIX_MARK = re.compile(r"[\d\[\]|:<>]")  # what a logger's prefix holds: a ti
 def shared_prefix(line: str, first: str) -> int:
     """The length of the logger prefix ``line`` repeats from ``first`` (digits may differ: a timestamp ticks on),
     ending at a separator before the message's words; 0 when none."""
-    a, b = first.translate(_SHAPE), line.translate(_SHAPE)
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
+    n = _common_prefix(first.translate(_SHAPE), line.translate(_SHAPE))
     prose = _PROSE.search(first, 0, n)
     if prose:
         n = prose.start()
@@ -272,6 +269,20 @@ def shared_prefix(line: str, first: str) -> int:
     while cut < len(line) and line[cut] == " ":
         cut += 1
     return cut
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the prefix ``a`` and ``b`` share, found by halving (compared a character at a time in Python,
+    the lines of a log that repeats its shape cost as much as they are long, once for each line a message may be
+    wrapped over)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 # What loggers put before each line of a wrapped message: pytest's "E   ", glog's "E0312 10:00:00.123 42 a.cc:7] ",

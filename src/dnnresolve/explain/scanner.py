@@ -25,6 +25,8 @@ LOOKAHEAD = 8  # more lines a wrapped message may take (a terminal 40 columns wi
 LOOKBEHIND = 6  # lines before a message read for framework markers
 BATCH = 4096  # lines per prefilter pass
 MAX_DISTINCT = 500  # distinct diagnoses kept; a log cannot grow memory without bound
+UNREAD_KEPT = 64  # messages remembered as reading nothing: those of the last few lines, tried again from the next
+UNREAD_CHARS = 1 << 16  # (a message of longer lines is not remembered: memory stays bounded)
 # a text this short is a title or a fragment (``loose``): read loosely when nothing else reads (the corpus's longest
 # text has 17 lines)
 LOOSE_MAX_LINES = 40
@@ -134,6 +136,9 @@ class _Scanner:
         self.consumed_line = 0  # a match that ran into later lines: text before (line, col) is taken
         self.consumed_col = 0
         self.consumed_from = 0  # the line that match started on
+        # messages tried that read nothing, by all that their reading depends on: a line is tried again from each of
+        # the next few (a message a fixed-width terminal wrapped may start on it), each time the same way
+        self.unread: dict[tuple[object, ...], None] = {}
 
     def examine(self, buf: list[str], base: int, start: int, stop: int) -> int:
         """Try the lines buf[start:stop]; return ``stop``."""
@@ -262,6 +267,11 @@ class _Scanner:
         near = (*before, *rows)
         context = "\n".join(near).lower()
         min_start = self.consumed_col if line_no == self.consumed_line else 0
+        # (a reading depends on the entries' frameworks, not on the rest of the lines before)
+        frameworks = tuple((e.id, self._framework(e, context)) for e in entries)
+        key = (tuple(rows), tuple(open_ends), min_start, wrapped, frameworks)
+        if key in self.unread:
+            return
         points = glue_points(rows, open_ends, self.catalog) if len(rows) > 1 else []
 
         def evaluate(text: str) -> tuple[tuple[int, int], list[_Read]]:
@@ -270,6 +280,10 @@ class _Scanner:
             return score([(r.match.start(), r.match.end()) for r in reads], values, text), reads
 
         _, starts, reads = best_reading(rows, points, evaluate)
+        if not reads and sum(map(len, rows)) <= UNREAD_CHARS:
+            if len(self.unread) >= UNREAD_KEPT:
+                del self.unread[next(iter(self.unread))]
+            self.unread[key] = None
         # a message that goes on where the one before ended is the same wrapped line's: it is told at that
         # line, as it is when the line is not wrapped
         told = self.consumed_from if line_no == self.consumed_line else line_no
