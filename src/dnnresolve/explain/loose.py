@@ -11,7 +11,8 @@ sentences share), or a name or version the decoder reads with one of them. The r
 are read the same way, each as a sentence of its own.
 
 Last come NVIDIA's words in any order (``wordrules``): a library file name and words that say it is not loaded,
-torchvision or torchaudio with CUDA and a word of conflict.
+torchvision or torchaudio with CUDA and a word of conflict; and a title that paraphrases a sentence, its words in
+order with some left out or said another way (``align``).
 
 This reading is the scanner's last resort: it runs only on a short text where nothing else was read (a title, a
 pasted fragment), so a log's lines cost nothing more.
@@ -335,6 +336,8 @@ def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match
             whole = sentence.entry.pattern.fullmatch(sentence.text)
             if whole is not None:
                 yield sentence.entry, whole, m
+    from .align import aligned
     from .wordrules import word_rules
 
     yield from word_rules(catalog, line)
+    yield from aligned(catalog, line)
