@@ -16,13 +16,19 @@ from dnnresolve.explain import diagnose
 from .explain_variants import paraphrase_tally
 
 # Paraphrases that keep their message's kind (of 9,677 with words left out inside, 1,692 cut at both ends and 393
-# with the failure in other words, on 2026-12-02; before the alignment: 8,249, 653 and 325). May only grow.
-PARAPHRASES_KEPT = {"middle": 9028, "both": 1286, "swap": 386}
+# with the failure in other words, on 2026-12-02; before the alignment: 8,249, 653 and 325). These may only grow.
+PARAPHRASES_KEPT = {"middle": 9071, "both": 1308, "swap": 386}
+# ... and that keep their kind and versions too (6,691, 847 and 377 before the values of a piece were aligned; 5,962,
+# 465 and 318 before the alignment)
+PARAPHRASES_ALL_KEPT = {"middle": 7587, "both": 867, "swap": 377}
 
 
 def test_paraphrases_of_real_messages_keep_their_kind() -> None:
-    kept = {sort: kind for sort, (_, kind, _) in paraphrase_tally().items()}
+    counts = paraphrase_tally()
+    kept = {sort: kind for sort, (_, kind, _) in counts.items()}
     assert all(kept[sort] >= PARAPHRASES_KEPT[sort] for sort in PARAPHRASES_KEPT), kept
+    all_kept = {sort: both for sort, (_, _, both) in counts.items()}
+    assert all(all_kept[sort] >= PARAPHRASES_ALL_KEPT[sort] for sort in PARAPHRASES_ALL_KEPT), all_kept
 
 
 READ = [
@@ -59,6 +65,37 @@ def test_a_paraphrased_title_is_read_as_the_message_it_quotes(
     diagnoses = diagnose([text])
     assert diagnoses, text
     assert (diagnoses[0].kind, diagnoses[0].found, diagnoses[0].expected) == (kind, found, expected)
+
+
+VALUES = [
+    # a piece of TensorFlow's sentence stops where the GPU's name in brackets is left out: the capability after it
+    ("Ignoring visible gpu device with Cuda compute capability 3.0", {"compute_capability": "3.0"}, {}),
+    # MXNet's cuDNN check without "compiled-against version"
+    ("cuDNN lib mismatch: linked-against version 8200 != 8100", {"cudnn": "8.2.0"}, {"cudnn": "8.1.0"}),
+    # PyTorch's driver check, its version in brackets
+    ("The NVIDIA driver on your system is too old (found 11060)", {"cuda": "11.6"}, {}),
+    # PyTorch's cuDNN check, "version" and "found" left out (the check says "found" or "linked against")
+    (
+        "cuDNN incompatibility: PyTorch compiled against 8.9.2 but runtime version 8.7.0",
+        {"cudnn": "8.7.0"},
+        {"cudnn": "8.9.2"},
+    ),
+    # the extension builder's CUDA check without "PyTorch"
+    (
+        "The detected CUDA version (12.1) mismatches the version that was used to compile (11.3)",
+        {"cuda": "12.1"},
+        {"cuda": "11.3"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "found", "expected"), VALUES)
+def test_a_paraphrased_title_keeps_the_versions_it_names(
+    text: str, found: dict[str, str], expected: dict[str, str]
+) -> None:
+    diagnoses = diagnose([text])
+    assert diagnoses, text
+    assert (diagnoses[0].found, diagnoses[0].expected) == (found, expected)
 
 
 def test_explain_json_reads_a_paraphrased_title(run_cli: Callable[..., subprocess.CompletedProcess[str]]) -> None:

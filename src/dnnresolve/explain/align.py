@@ -22,21 +22,21 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from .datafile import _group_end, built_once, compile_pattern, split_flags
+from .datafile import _class_end, _group_end, built_once, compile_pattern, split_flags
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .catalog import Catalog, CatalogEntry
-    from .loose import Loose
+    from .loose import Loose, _Sentence
 
-__all__ = ["aligned", "stem"]
+__all__ = ["aligned", "stem", "with_values"]
 
 _SYNTAX = re.compile(r"\(\?P=\w+\)|\(\?[aiLmsux-]+\)|\\[A-Za-z]|\[[^\]]*\]")
 # a line's words, and the "n't" of "isn't", "can't" (read as "not")
 _TOKEN = re.compile(r"[A-Za-z]{2,}|(?<=n)['’]t\b|\d[\w.+-]*")
 _NT = re.compile(r"n\\?['’]t\b")  # "couldn't" in a sentence: "couldn" and "not", as a line's words read it
-_CHUNK = re.compile(r"[\s|()]+|\?:")  # what parts a sentence's names: its words apart, its alternatives
-_GROUP = re.compile(r"(?<!\\)\(\?(?:P<|!)")  # a named group, or a negative lookahead
+_CHUNK = re.compile(r"[^\s|()]+")  # a name of a sentence ("nvidia-container-cli"): its words are one
+_GROUP = re.compile(r"(?<!\\)\(\?(?:P<|!|=|<[=!])")  # a named group, or a look around
 _STOP = frozenset(
     re.findall(
         r"\w+",
@@ -58,6 +58,7 @@ _COMMON = 6  # a word in more sentences than this is CUDA's everyday vocabulary 
 _ENOUGH = 9.0  # the weight the words aligned must have (as the loose reading's pieces): three rare words
 _SHARE = 0.6  # or this share of a short sentence's weight
 _LONGEST_TITLE = 40  # words: a longer line is a log line, not a title
+_LONGEST_LINE = 1000  # characters (as the loose reading's)
 
 
 def stem(word: str) -> str:
@@ -86,35 +87,71 @@ _FAILURE = frozenset(
 )
 
 
+# Words that say all is well
+_FINE = frozenset(
+    map(stem, re.findall(r"\w+", "works working worked fine success successful successfully fixed solved"))
+)
+
+
 class _Unit:
     """A word of a sentence (its stem), or a value it reads (a named group's regex). The words of one name
     ("nvidia-container-cli", "libcudnn_cnn_infer") are one word (``compound``), each a ``share`` of it."""
 
-    __slots__ = ("compound", "group", "guard", "name", "names", "share", "stem")
+    __slots__ = ("compound", "group", "guard", "name", "names", "optional", "share", "stem")
 
     def __init__(
         self, stem: str = "", name: str = "", group: re.Pattern[str] | None = None, guard: re.Pattern[str] | None = None
     ) -> None:
         self.stem, self.name, self.group, self.guard = stem, name, group, guard
-        self.compound, self.share = 0, 1.0
+        self.compound, self.share, self.optional = 0, 1.0, False
         self.names: frozenset[str] = frozenset()  # the words a value may be (a group's own: "CUDAExecutionProvider")
+
+
+def _optional(body: str) -> list[bool]:
+    """Which characters of a regex are inside an alternation or an optional group: words the regex itself says a
+    message may not have, which a title leaves out at no cost."""
+    optional = [False] * len(body)
+    open_groups: list[list[int]] = []  # [start, whether it has alternatives]
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _class_end(body, i)
+            continue
+        if c == "(":
+            open_groups.append([i, 0])
+        elif c == "|":
+            if not open_groups:
+                return [True] * len(body)
+            open_groups[-1][1] = 1
+        elif c == ")" and open_groups:
+            start, alternatives = open_groups.pop()
+            if alternatives or body[i + 1 : i + 2] in ("?", "*") or body.startswith("{0", i + 1):
+                optional[start : i + 1] = [True] * (i + 1 - start)
+        i += 1
+    return optional
 
 
 def _units(pattern_text: str) -> list[_Unit]:
     flags, body = split_flags(pattern_text)
     units: list[_Unit] = []
+    optional = _optional(body)
 
-    def words(segment: str) -> None:
-        for chunk in _CHUNK.split(_SYNTAX.sub(" ", _NT.sub("n not", segment))):
-            made = [_Unit(stem=s) for s in map(stem, re.findall(r"[A-Za-z]{2,}", chunk)) if s not in _STOP]
+    def words(start: int, end: int) -> None:
+        for chunk in _CHUNK.finditer(body, start, end):
+            text = _SYNTAX.sub(" ", _NT.sub("n not", chunk.group(0)))
+            made = [_Unit(stem=s) for s in map(stem, re.findall(r"[A-Za-z]{2,}", text)) if s not in _STOP]
             for u in made:
-                u.compound, u.share = len(units) + len(made), 1 / len(made)
+                u.compound, u.share, u.optional = len(units) + len(made), 1 / len(made), optional[chunk.start()]
             units.extend(made)
 
     i = 0
     while (found := _GROUP.search(body, i)) is not None:
         j = found.start()
-        words(body[i:j])
+        words(i, j)
         try:
             end = _group_end(body, j)
         except ValueError:
@@ -125,6 +162,9 @@ def _units(pattern_text: str) -> list[_Unit]:
                 units.append(_Unit(guard=compile_pattern(r"[\W_]*(?:" + group[3:-1] + ")")))
             i = end
             continue
+        if group.startswith(("(?=", "(?<")) and not group.startswith("(?P"):  # said again where it is read
+            i = end
+            continue
         name = group[4 : group.index(">")]
         try:
             regex = compile_pattern(flags + group)
@@ -133,12 +173,22 @@ def _units(pattern_text: str) -> list[_Unit]:
         # a value of a shape only: a free group (a GPU's name, any word) would read whatever is there
         if regex is not None and not any(regex.fullmatch(t) for t in ("", "word", "two words")):
             units.append(_Unit(name=name, group=regex))
+            units[-1].optional = optional[j]
             units[-1].names = frozenset(stem(w) for w in re.findall(r"[A-Za-z]{2,}", _SYNTAX.sub(" ", group[3:])))
         else:
-            words(group[group.index(">") + 1 :])
+            words(j + group.index(">") + 1, end)
         i = end
-    words(body[i:])
+    words(i, len(body))
     return units
+
+
+def _tokens(line: str) -> list[tuple[str, int, int]]:
+    """A line's words (stems; "" for a number) and where each is, its stop words left out."""
+    return [
+        (stem(t.group(0)) if not t.group(0)[0].isdigit() else "", t.start(), t.end())
+        for t in _TOKEN.finditer(line)
+        if t.group(0).lower() not in _STOP
+    ]
 
 
 class _Aligned:
@@ -146,6 +196,7 @@ class _Aligned:
 
     def __init__(self, loose: Loose) -> None:
         self.sentences = loose.sentences
+        self.index = {id(s): n for n, s in enumerate(self.sentences)}
         self.units = [_units(re.escape(s.text) if s.text else s.pattern_text) for s in self.sentences]
         self.stems = [frozenset(u.stem for u in units if u.stem) for units in self.units]
         self.shares = [
@@ -166,15 +217,13 @@ class _Aligned:
     def reads(self, line: str) -> list[tuple[float, int, re.Match[str]]]:
         """(score, sentence, match) of the sentence the line paraphrases best, or none where a sentence of another
         kind reads it about as well (a fragment two messages share: "Version JAX was built against")."""
-        tokens = [
-            (stem(t.group(0)) if not t.group(0)[0].isdigit() else "", t.start(), t.end())
-            for t in _TOKEN.finditer(line)
-            if t.group(0).lower() not in _STOP
-        ]
+        tokens = _tokens(line)
         if len(tokens) > _LONGEST_TITLE:
             return []
         held = {s for s, _, _ in tokens}
         fails = bool(held & _FAILURE)
+        if held & _FINE and not fails:
+            return []  # a line that says all is well ("jaxlib 0.4.12 works with jax 0.4.12") is no error's title
         out = []
         for n, stems in enumerate(self.stems):
             values = sum(self._value(u, held) for u in self.units[n] if u.group is not None)
@@ -184,14 +233,14 @@ class _Aligned:
                 continue
             if stems & _FAILURE and not fails:
                 continue
-            read = self._align(n, line, tokens)
+            read = self.align(n, line, tokens)
             if read is not None:
                 out.append((read[0], n, read[1]))
         out.sort(key=lambda r: (-r[0], r[1]))
         kinds = {self.sentences[n].entry.kind for score, n, _ in out if score >= out[0][0] - _CLOSE} if out else set()
         return out[:1] if len(kinds) == 1 else []
 
-    def _align(self, n: int, line: str, tokens: list[tuple[str, int, int]]) -> tuple[float, re.Match[str]] | None:
+    def align(self, n: int, line: str, tokens: list[tuple[str, int, int]]) -> tuple[float, re.Match[str]] | None:
         units, m = self.units[n], len(tokens)
         starts = [t[1] for t in tokens]
         # what unit i reads at token j: (the token after it, the span read, its weight)
@@ -216,7 +265,8 @@ class _Aligned:
         # a word left out costs more the more it tells (a title keeps the words that say which message it is), and
         # so does a word of the author's own that tells another sentence ("requirement" for "initialization")
         dropped = [
-            0.0 if u.guard else _DROPPED + _DROPPED_SHARE * self.weight.get(u.stem, _VALUE) * u.share for u in units
+            0.0 if u.guard or u.optional else _DROPPED + _DROPPED_SHARE * self.weight.get(u.stem, _VALUE) * u.share
+            for u in units
         ]
         inserted = [_INSERTED + _INSERTED_SHARE * self.weight.get(s, 0.0) for s, _, _ in tokens]
         # best[i][j]: the best score of units[i:] aligned with tokens[j:], once the alignment has begun (it may end
@@ -342,3 +392,25 @@ def aligned(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Matc
         whole = sentence.entry.pattern.fullmatch(sentence.text)
         if whole is not None:
             yield sentence.entry, whole, m
+
+
+def with_values(catalog: Catalog, sentence: _Sentence, line: str, m: re.Match[str]) -> list[re.Match[str]]:
+    """A piece ``m`` of a catalog sentence the loose reading found in ``line``, after the sentence aligned with the
+    line where that reads more of its values (a version, a code): "Ignoring visible gpu device with Cuda compute
+    capability 3.0" is a piece cut after "device" (the GPU's name in brackets left out), its capability unread.
+    (The piece stays second: the values aligned may be no version its decoder reads.)"""
+    from .loose import loosen
+
+    if "(?P<" not in sentence.pattern_text or len(line) > _LONGEST_LINE:
+        return [m]
+    reading = built_once(_ALIGNED, loosen(catalog), _Aligned)
+    n = reading.index.get(id(sentence))
+    if n is None:
+        return [m]
+    names = [u.name for u in reading.units[n] if u.group is not None]
+    read = reading.align(n, line, _tokens(line))
+    if read is None or sum(bool(read[1].groupdict().get(k)) for k in names) <= sum(
+        bool(m.groupdict().get(k)) for k in names
+    ):
+        return [m]
+    return [read[1], m]

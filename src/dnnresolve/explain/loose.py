@@ -326,12 +326,15 @@ def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match
     the match to decode, the match to show): a runtime text is decoded as the whole text it is a piece of."""
     if len(line) < 8 or len(line) > _LONGEST or _SOURCE.match(line):
         return
+    from .align import with_values
+
     line = _RUNAWAY.sub(lambda d: d.group(0)[:12], line)  # (no version has 13 digits; long runs cost backtracking)
     loose = loosen(catalog)
     for sentence in loose.candidates(line):
         for m in loose.matches(sentence, line):
             if not sentence.text:
-                yield sentence.entry, m, m
+                for read in with_values(catalog, sentence, line, m):
+                    yield sentence.entry, read, read
                 continue
             whole = sentence.entry.pattern.fullmatch(sentence.text)
             if whole is not None:
