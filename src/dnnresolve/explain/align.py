@@ -6,7 +6,7 @@ available".
 Each sentence's words and values (its named groups that read a shaped value: a version, a code) are aligned with
 the line's words in order, as a local alignment does: a dropped sentence word or an inserted word inside the
 stretch aligned costs a little, the words before and after it nothing. A sentence reads the line where the words
-aligned say which message it is (``_Aligned.enough``): the catalog's distinctive words (weighted by how few of its
+aligned say which message it is (``_Aligned._enough``): the catalog's distinctive words (weighted by how few of its
 sentences share them, like the loose reading's), a word of the entry's anchors, and a word of failure where the
 sentence has one.
 
@@ -16,37 +16,21 @@ log's lines, or a message the scanner read, cost nothing more.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
 from collections import Counter
 from collections.abc import Iterator
 
-from .datafile import _class_end, _group_end, built_once, compile_pattern, split_flags
+from .alignwords import FAILURE, FINE, STOP, Unit, line_words, sentence_units, stem
+from .datafile import built_once
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .catalog import Catalog, CatalogEntry
     from .loose import Loose, _Sentence
 
-__all__ = ["aligned", "stem", "with_values"]
+__all__ = ["aligned", "with_values"]
 
-_SYNTAX = re.compile(r"\(\?P=\w+\)|\(\?[aiLmsux-]+\)|\\[A-Za-z]|\[[^\]]*\]")
-# a line's words, and the "n't" of "isn't", "can't" (read as "not")
-_TOKEN = re.compile(r"[A-Za-z]{2,}|(?<=n)['’]t\b|\d[\w.+-]*")
-_NT = re.compile(r"n\\?['’]t\b")  # "couldn't" in a sentence: "couldn" and "not", as a line's words read it
-_CHUNK = re.compile(r"[^\s|()]+")  # a name of a sentence ("nvidia-container-cli"): its words are one
-_GROUP = re.compile(r"(?<!\\)\(\?(?:P<|!|=|<[=!])")  # a named group, or a look around
-_STOP = frozenset(
-    re.findall(
-        r"\w+",
-        "a an and are as at be but by for from has have in is it its of on or so than that the this to was were "
-        "which with your you isn doesn didn wasn aren don won can couldn wouldn does did do been being",
-    )
-)
-# One word for the ways a title says a thing failed or is absent
-_SAME = {"cannot": "not", "unable": "not", "'t": "not", "’t": "not", "failure": "fail"}
-_SUFFIXES = ("ations", "ation", "ities", "ity", "ies", "ing", "ed", "es", "s", "e")
 _NEGATION = ("no", "not")
 # what a sentence word left out inside the stretch aligned costs, and a word of the author's own: a part of each
 # and a share of its weight
@@ -61,149 +45,19 @@ _LONGEST_TITLE = 40  # words: a longer line is a log line, not a title
 _LONGEST_LINE = 1000  # characters (as the loose reading's)
 
 
-def stem(word: str) -> str:
-    """``word`` lower case, without its inflection ("failed", "fails" -> "fail"; "libraries" -> "library"), a
-    negation or failure said another way as one word ("cannot", "unable" -> "not")."""
-    w = word.lower()
-    w = _SAME.get(w, w)
-    if len(w) <= 4:
-        return w
-    for suffix in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
-            return w[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return w
-
-
-# Words that say something failed: a sentence that has one is read only where the line has one
-_FAILURE = frozenset(
-    map(
-        stem,
-        re.findall(
-            r"\w+",
-            "no not failed error mismatch incompatible incompatibility unsupported insufficient old outdated missing "
-            "unknown invalid unsatisfied unavailable ignoring undefined unexpected lose lost wrong",
-        ),
-    )
-)
-
-
-# Words that say all is well
-_FINE = frozenset(
-    map(stem, re.findall(r"\w+", "works working worked fine success successful successfully fixed solved"))
-)
-
-
-class _Unit:
-    """A word of a sentence (its stem), or a value it reads (a named group's regex). The words of one name
-    ("nvidia-container-cli", "libcudnn_cnn_infer") are one word (``compound``), each a ``share`` of it."""
-
-    __slots__ = ("compound", "group", "guard", "name", "names", "optional", "share", "stem")
-
-    def __init__(
-        self, stem: str = "", name: str = "", group: re.Pattern[str] | None = None, guard: re.Pattern[str] | None = None
-    ) -> None:
-        self.stem, self.name, self.group, self.guard = stem, name, group, guard
-        self.compound, self.share, self.optional = 0, 1.0, False
-        self.names: frozenset[str] = frozenset()  # the words a value may be (a group's own: "CUDAExecutionProvider")
-
-
-def _optional(body: str) -> list[bool]:
-    """Which characters of a regex are inside an alternation or an optional group: words the regex itself says a
-    message may not have, which a title leaves out at no cost."""
-    optional = [False] * len(body)
-    open_groups: list[list[int]] = []  # [start, whether it has alternatives]
-    i = 0
-    while i < len(body):
-        c = body[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = _class_end(body, i)
-            continue
-        if c == "(":
-            open_groups.append([i, 0])
-        elif c == "|":
-            if not open_groups:
-                return [True] * len(body)
-            open_groups[-1][1] = 1
-        elif c == ")" and open_groups:
-            start, alternatives = open_groups.pop()
-            if alternatives or body[i + 1 : i + 2] in ("?", "*") or body.startswith("{0", i + 1):
-                optional[start : i + 1] = [True] * (i + 1 - start)
-        i += 1
-    return optional
-
-
-def _units(pattern_text: str) -> list[_Unit]:
-    flags, body = split_flags(pattern_text)
-    units: list[_Unit] = []
-    optional = _optional(body)
-
-    def words(start: int, end: int) -> None:
-        for chunk in _CHUNK.finditer(body, start, end):
-            text = _SYNTAX.sub(" ", _NT.sub("n not", chunk.group(0)))
-            made = [_Unit(stem=s) for s in map(stem, re.findall(r"[A-Za-z]{2,}", text)) if s not in _STOP]
-            for u in made:
-                u.compound, u.share, u.optional = len(units) + len(made), 1 / len(made), optional[chunk.start()]
-            units.extend(made)
-
-    i = 0
-    while (found := _GROUP.search(body, i)) is not None:
-        j = found.start()
-        words(i, j)
-        try:
-            end = _group_end(body, j)
-        except ValueError:
-            return units
-        group = body[j:end]
-        if group.startswith("(?!"):  # what may not follow the word before: a guard ("error: (?!load\b)")
-            with contextlib.suppress(re.error, RecursionError):
-                units.append(_Unit(guard=compile_pattern(r"[\W_]*(?:" + group[3:-1] + ")")))
-            i = end
-            continue
-        if group.startswith(("(?=", "(?<")) and not group.startswith("(?P"):  # said again where it is read
-            i = end
-            continue
-        name = group[4 : group.index(">")]
-        try:
-            regex = compile_pattern(flags + group)
-        except (re.error, RecursionError):
-            regex = None
-        # a value of a shape only: a free group (a GPU's name, any word) would read whatever is there
-        if regex is not None and not any(regex.fullmatch(t) for t in ("", "word", "two words")):
-            units.append(_Unit(name=name, group=regex))
-            units[-1].optional = optional[j]
-            units[-1].names = frozenset(stem(w) for w in re.findall(r"[A-Za-z]{2,}", _SYNTAX.sub(" ", group[3:])))
-        else:
-            words(j + group.index(">") + 1, end)
-        i = end
-    words(i, len(body))
-    return units
-
-
-def _tokens(line: str) -> list[tuple[str, int, int]]:
-    """A line's words (stems; "" for a number) and where each is, its stop words left out."""
-    return [
-        (stem(t.group(0)) if not t.group(0)[0].isdigit() else "", t.start(), t.end())
-        for t in _TOKEN.finditer(line)
-        if t.group(0).lower() not in _STOP
-    ]
-
-
 class _Aligned:
     """The loose reading's sentences as words and values in order, and how much each word tells them apart."""
 
     def __init__(self, loose: Loose) -> None:
         self.sentences = loose.sentences
         self.index = {id(s): n for n, s in enumerate(self.sentences)}
-        self.units = [_units(re.escape(s.text) if s.text else s.pattern_text) for s in self.sentences]
+        self.units = [sentence_units(re.escape(s.text) if s.text else s.pattern_text) for s in self.sentences]
         self.stems = [frozenset(u.stem for u in units if u.stem) for units in self.units]
         self.shares = [
             {u.stem: u.share for u in sorted(units, key=lambda u: u.share) if u.stem} for units in self.units
         ]
         self.anchors = [
-            frozenset(stem(w) for a in s.entry.anchors for w in re.findall(r"[A-Za-z]{2,}", a)) - _STOP
+            frozenset(stem(w) for a in s.entry.anchors for w in re.findall(r"[A-Za-z]{2,}", a)) - STOP
             for s in self.sentences
         ]
         shared = Counter(w for stems in self.stems for w in stems)
@@ -217,12 +71,12 @@ class _Aligned:
     def reads(self, line: str) -> list[tuple[float, int, re.Match[str]]]:
         """(score, sentence, match) of the sentence the line paraphrases best, or none where a sentence of another
         kind reads it about as well (a fragment two messages share: "Version JAX was built against")."""
-        tokens = _tokens(line)
+        tokens = line_words(line)
         if len(tokens) > _LONGEST_TITLE:
             return []
         held = {s for s, _, _ in tokens}
-        fails = bool(held & _FAILURE)
-        if held & _FINE and not fails:
+        fails = bool(held & FAILURE)
+        if held & FINE and not fails:
             return []  # a line that says all is well ("jaxlib 0.4.12 works with jax 0.4.12") is no error's title
         out = []
         for n, stems in enumerate(self.stems):
@@ -231,7 +85,7 @@ class _Aligned:
                 continue
             if not self.sentences[n].text and not stems & held & self.anchors[n]:
                 continue
-            if stems & _FAILURE and not fails:
+            if stems & FAILURE and not fails:
                 continue
             read = self.align(n, line, tokens)
             if read is not None:
@@ -331,12 +185,12 @@ class _Aligned:
         if j < len(tokens) and self._distinct(n, tokens[j][0]):
             return True
         cut = re.fullmatch(r"\W*([A-Za-z]{1,2})[ \t]*", line[end:])
-        if cut is None or cut.group(1).lower() in _STOP:
+        if cut is None or cut.group(1).lower() in STOP:
             return False
         following = next((u.stem for u in self.units[n][i + 1 :] if u.stem), "")
         return not following.startswith(cut.group(1).lower())
 
-    def _value(self, unit: _Unit, words: set[str]) -> float:
+    def _value(self, unit: Unit, words: set[str]) -> float:
         """What a value read tells (its ``words``): as much as the word of the sentence's own it is (a provider's
         name), or ``_VALUE``."""
         return max([_VALUE, *(self.weight.get(w, 0.0) for w in unit.names & words)])
@@ -360,7 +214,7 @@ class _Aligned:
 
 
 def _match(
-    line: str, start: int, end: int, values: list[tuple[str, tuple[int, int]]], units: list[_Unit]
+    line: str, start: int, end: int, values: list[tuple[str, tuple[int, int]]], units: list[Unit]
 ) -> re.Match[str]:
     """A match of ``line[start:end]`` whose named groups are the values read at their spans (the decoder's input),
     the sentence's other groups unread."""
@@ -408,7 +262,7 @@ def with_values(catalog: Catalog, sentence: _Sentence, line: str, m: re.Match[st
     if n is None:
         return [m]
     names = [u.name for u in reading.units[n] if u.group is not None]
-    read = reading.align(n, line, _tokens(line))
+    read = reading.align(n, line, line_words(line))
     if read is None or sum(bool(read[1].groupdict().get(k)) for k in names) <= sum(
         bool(m.groupdict().get(k)) for k in names
     ):
