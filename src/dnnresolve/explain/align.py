@@ -56,10 +56,12 @@ class _Aligned:
         self.shares = [
             {u.stem: u.share for u in sorted(units, key=lambda u: u.share) if u.stem} for units in self.units
         ]
-        self.anchors = [
-            frozenset(stem(w) for a in s.entry.anchors for w in re.findall(r"[A-Za-z]{2,}", a)) - STOP
-            for s in self.sentences
-        ]
+        by_entry: dict[str, frozenset[str]] = {}  # (the runtime's texts share one entry, and its many anchors)
+        for s in self.sentences:
+            if s.entry.id not in by_entry:
+                words = {w for a in s.entry.anchors for w in re.findall(r"[A-Za-z]{2,}", a)}
+                by_entry[s.entry.id] = frozenset(map(stem, words)) - STOP
+        self.anchors = [by_entry[s.entry.id] for s in self.sentences]
         shared = Counter(w for stems in self.stems for w in stems)
         self.weight = {w: math.log(len(self.sentences) / n) for w, n in shared.items()}
         self.rare = math.log(len(self.sentences) / _COMMON)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from functools import lru_cache
 
 from .datafile import _class_end, _group_end, compile_pattern, split_flags
 
@@ -31,6 +32,7 @@ _SAME = {"cannot": "not", "unable": "not", "'t": "not", "’t": "not", "failure"
 _SUFFIXES = ("ations", "ation", "ities", "ity", "ies", "ing", "ed", "es", "s", "e")
 
 
+@lru_cache(maxsize=4096)
 def stem(word: str) -> str:
     """``word`` lower case, without its inflection ("failed", "fails" -> "fail"; "libraries" -> "library"), a
     negation or failure said another way as one word ("cannot", "unable" -> "not")."""
