@@ -26,7 +26,7 @@ from .datafile import built_once
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .catalog import Catalog, CatalogEntry
+    from .catalog import CatalogEntry
     from .loose import Loose, _Sentence
 
 __all__ = ["aligned", "with_values"]
@@ -65,7 +65,7 @@ class _Aligned:
         shared = Counter(w for stems in self.stems for w in stems)
         self.weight = {w: math.log(len(self.sentences) / n) for w, n in shared.items()}
         self.rare = math.log(len(self.sentences) / _COMMON)
-        self.totals = [sum(self.weight[w] * share for w, share in shares.items()) for shares in self.shares]
+        self.totals = [math.fsum(self.weight[w] * share for w, share in shares.items()) for shares in self.shares]
 
     def threshold(self, n: int) -> float:
         return min(_ENOUGH, _SHARE * self.totals[n])
@@ -83,7 +83,7 @@ class _Aligned:
         out = []
         for n, stems in enumerate(self.stems):
             values = sum(self._value(u, held) for u in self.units[n] if u.group is not None)
-            if sum(self.weight[w] * self.shares[n][w] for w in stems & held) + values < self.threshold(n):
+            if math.fsum(self.weight[w] * self.shares[n][w] for w in stems & held) + values < self.threshold(n):
                 continue
             if not self.sentences[n].text and not stems & held & self.anchors[n]:
                 continue
@@ -235,11 +235,10 @@ def _match(
 _ALIGNED: dict[int, tuple[Loose, _Aligned]] = {}
 
 
-def aligned(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
-    """The catalog sentences ``line`` paraphrases, the likeliest first, as ``loose.pieces`` yields them."""
-    from .loose import loosen
-
-    reading = built_once(_ALIGNED, loosen(catalog), _Aligned)
+def aligned(loose: Loose, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
+    """The catalog sentences (``loose``'s) ``line`` paraphrases, the likeliest first, as ``loose.pieces`` yields
+    them."""
+    reading = built_once(_ALIGNED, loose, _Aligned)
     for _, n, m in reading.reads(line):
         sentence = reading.sentences[n]
         if not sentence.text:
@@ -250,16 +249,14 @@ def aligned(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Matc
             yield sentence.entry, whole, m
 
 
-def with_values(catalog: Catalog, sentence: _Sentence, line: str, m: re.Match[str]) -> list[re.Match[str]]:
+def with_values(loose: Loose, sentence: _Sentence, line: str, m: re.Match[str]) -> list[re.Match[str]]:
     """A piece ``m`` of a catalog sentence the loose reading found in ``line``, after the sentence aligned with the
     line where that reads more of its values (a version, a code): "Ignoring visible gpu device with Cuda compute
     capability 3.0" is a piece cut after "device" (the GPU's name in brackets left out), its capability unread.
     (The piece stays second: the values aligned may be no version its decoder reads.)"""
-    from .loose import loosen
-
     if "(?P<" not in sentence.pattern_text or len(line) > _LONGEST_LINE:
         return [m]
-    reading = built_once(_ALIGNED, loosen(catalog), _Aligned)
+    reading = built_once(_ALIGNED, loose, _Aligned)
     n = reading.index.get(id(sentence))
     if n is None:
         return [m]

@@ -16,7 +16,7 @@ __all__ = ["FAILURE", "FINE", "STOP", "Unit", "line_words", "sentence_units", "s
 
 _SYNTAX = re.compile(r"\(\?P=\w+\)|\(\?[aiLmsux-]+\)|\\[A-Za-z]|\[[^\]]*\]")
 # a line's words, and the "n't" of "isn't", "can't" (read as "not")
-_TOKEN = re.compile(r"[A-Za-z]{2,}|(?<=n)['’]t\b|\d[\w.+-]*")
+_TOKEN = re.compile(r"[A-Za-z]{2,}|(?<=n)['’]t\b|\d+(?:\.\d+)*")
 _NT = re.compile(r"n\\?['’]t\b")  # "couldn't" in a sentence: "couldn" and "not", as a line's words read it
 _CHUNK = re.compile(r"[^\s|()]+")  # a name of a sentence ("nvidia-container-cli"): its words are one
 _GROUP = re.compile(r"(?<!\\)\(\?(?:P<|!|=|<[=!])")  # a named group, or a look around
@@ -24,7 +24,7 @@ STOP = frozenset(
     re.findall(
         r"\w+",
         "a an and are as at be but by for from has have in is it its of on or so than that the this to was were "
-        "which with your you isn doesn didn wasn aren don won can couldn wouldn does did do been being",
+        "which with your you isn doesn didn wasn aren don won can couldn wouldn does did do been being when while",
     )
 )
 # One word for the ways a title says a thing failed or is absent

@@ -333,7 +333,7 @@ def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match
     for sentence in loose.candidates(line):
         for m in loose.matches(sentence, line):
             if not sentence.text:
-                for read in with_values(catalog, sentence, line, m):
+                for read in with_values(loose, sentence, line, m):
                     yield sentence.entry, read, read
                 continue
             whole = sentence.entry.pattern.fullmatch(sentence.text)
@@ -343,4 +343,4 @@ def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match
     from .wordrules import word_rules
 
     yield from word_rules(catalog, line)
-    yield from aligned(catalog, line)
+    yield from aligned(loose, line)
