@@ -3,7 +3,11 @@ truncated log line that lost its first words or its last, all lower case, withou
 prefix ("[Bug] ", "Error: ") or followed by words of the reporter's own. Each variant is made from the message
 explain reads (the first diagnosis's matched text), never from the corpus's held-back part.
 
-``python tests/explain_variants.py`` prints how many variants of each sort keep their kind (and versions).
+Paraphrases (``paraphrases``) go further: words left out inside the message, both ends cut, its failure said in
+other words.
+
+``python tests/explain_variants.py [--paraphrases]`` prints how many variants (or paraphrases) of each sort keep
+their kind (and versions).
 """
 
 from __future__ import annotations
@@ -116,9 +120,73 @@ def tally(skip: frozenset[str] = frozenset()) -> dict[str, tuple[int, int, int]]
     return {k: (v[0], v[1], v[2]) for k, v in out.items()}
 
 
+# Paraphrases (#22): a title keeps a message's words in order but drops some in the middle, is cut at both ends, or
+# says its failure in other words. Made, like the variants above, from tune-part messages only.
+SWAPS = (
+    ("could not", "cannot"),
+    ("cannot", "can't"),
+    ("unable to", "could not"),
+    ("failed to", "fails to"),
+    ("failed", "fails"),
+    ("is not", "isn't"),
+    ("not found", "missing"),
+    ("no such file or directory", "not found"),
+)
+
+
+def middle_drops(message: str) -> list[str]:
+    """``message`` without one word, or two words in a row, inside it (never its first or last), where five words
+    at least remain: a title that leaves out what it takes for granted."""
+    spans = [m.span() for m in _WORDS.finditer(message)]
+    out = []
+    for width in (1, 2):
+        if len(spans) - width < 5:
+            continue
+        for k in range(1, len(spans) - width):
+            out.append(message[: spans[k][0]] + message[spans[k + width - 1][1] :].lstrip())
+    return out
+
+
+def both_cuts(message: str) -> list[str]:
+    """``message`` without one or two words at each end, where four words at least remain."""
+    spans = [m.span() for m in _WORDS.finditer(message)]
+    return [message[spans[a][0] : spans[-1 - b][1]] for a in (1, 2) for b in (1, 2) if len(spans) - a - b >= 4]
+
+
+def swapped(message: str) -> list[str]:
+    """``message`` with its failure said in other words ("cannot" for "could not", "fails" for "failed")."""
+    out = []
+    for old, new in SWAPS:
+        changed = re.sub(rf"\b{re.escape(old)}\b", new, message, count=1, flags=re.I)
+        if changed != message:
+            out.append(changed)
+    return out
+
+
+def paraphrases(message: str) -> dict[str, list[str]]:
+    """Each sort of paraphrase of ``message``; only the first line of a message of several (a title is one)."""
+    line = message.splitlines()[0] if message.strip() else message
+    return {"middle": middle_drops(line), "both": both_cuts(line), "swap": swapped(line)}
+
+
+def paraphrase_tally() -> dict[str, tuple[int, int, int]]:
+    """Per sort of paraphrase: (paraphrases, kind kept, kind and versions kept)."""
+    out: dict[str, list[int]] = {}
+    for _, message, before in messages():
+        for sort, made in paraphrases(message).items():
+            row = out.setdefault(sort, [0, 0, 0])
+            for text in made:
+                after = reading(text)
+                row[0] += 1
+                row[1] += kind_kept(before, after)
+                row[2] += all_kept(before, after)
+    return {k: (v[0], v[1], v[2]) for k, v in out.items()}
+
+
 if __name__ == "__main__":
     total = [0, 0, 0]
-    for sort, (n, kind, both) in tally().items():
+    counts = paraphrase_tally() if "--paraphrases" in sys.argv else tally()
+    for sort, (n, kind, both) in counts.items():
         print(f"{sort:12} {n:5}  kind {kind:5} {100 * kind / n:5.1f}%  kind+versions {both:5} {100 * both / n:5.1f}%")
         total = [total[0] + n, total[1] + kind, total[2] + both]
     n, kind, both = total

@@ -11,7 +11,8 @@ sentences share), or a name or version the decoder reads with one of them. The r
 are read the same way, each as a sentence of its own.
 
 Last come NVIDIA's words in any order (``wordrules``): a library file name and words that say it is not loaded,
-torchvision or torchaudio with CUDA and a word of conflict.
+torchvision or torchaudio with CUDA and a word of conflict; and a title that paraphrases a sentence, its words in
+order with some left out or said another way (``align``).
 
 This reading is the scanner's last resort: it runs only on a short text where nothing else was read (a title, a
 pasted fragment), so a log's lines cost nothing more.
@@ -325,16 +326,21 @@ def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match
     the match to decode, the match to show): a runtime text is decoded as the whole text it is a piece of."""
     if len(line) < 8 or len(line) > _LONGEST or _SOURCE.match(line):
         return
+    from .align import with_values
+
     line = _RUNAWAY.sub(lambda d: d.group(0)[:12], line)  # (no version has 13 digits; long runs cost backtracking)
     loose = loosen(catalog)
     for sentence in loose.candidates(line):
         for m in loose.matches(sentence, line):
             if not sentence.text:
-                yield sentence.entry, m, m
+                for read in with_values(loose, sentence, line, m):
+                    yield sentence.entry, read, read
                 continue
             whole = sentence.entry.pattern.fullmatch(sentence.text)
             if whole is not None:
                 yield sentence.entry, whole, m
+    from .align import aligned
     from .wordrules import word_rules
 
     yield from word_rules(catalog, line)
+    yield from aligned(loose, line)

@@ -1,6 +1,7 @@
 """NVIDIA's words in a title in any order, where no sentence reads it (the loose reading's last rules, #22): a
-library file name and words that say it is not loaded, before or after it; one architecture (``sm_120``) and words
-of support; torchvision or torchaudio, CUDA and a word of conflict. Each is read by a catalog row (its summary,
+library file name and words that say a symbol in it is undefined, or that it is not loaded, before or after it; one
+architecture (``sm_120``) and words of support; ONNX Runtime's GPU provider and words of its absence; torchvision or
+torchaudio, CUDA and a word of conflict. Each is read by a catalog row (its summary,
 fixes and decoder): the loader's words for a library, PyTorch's arch check for an architecture, the torch
 companion's check for a CUDA mismatch."""
 
@@ -51,6 +52,20 @@ _OWN_ARCH = re.compile(
     re.I,
 )
 _SUPPORT = re.compile(r"capabilit|compatib|support|(?<![A-Za-z_])(?:py)?torch(?![A-Za-z_])|不支持", re.I)
+# A library file name and words that say a symbol in it is missing ("libcublasLt.so.11 not defined", "undefined
+# symbol in libcudnn_ops_infer.so.8"): a library of another release than the one that needs it (glibc's loader)
+_UNDEFINED = re.compile(r"\b(?:undefined (?:symbol|reference)|symbol lookup error|not defined)\b", re.I)
+# ONNX Runtime's GPU providers and words that say the session does not have one ("CUDAExecutionProvider not
+# available", "Cuda provider not showing up", "only CPUExecutionProvider"): the CPU package (its provider check).
+# A line that says something failed to load is the provider's library, not the package (the loader's words)
+_PROVIDER = re.compile(r"\b(?:CUDA|Tensorrt)(?:ExecutionProvider\b| ?(?:execution )?provider\b)", re.I)
+_ABSENT = re.compile(
+    r"\b(?:not (?:in |be |being )?(?:available|listed|detected|see[ns]?|show(?:n|s|ing)?|found|recogni[sz]ed|present"
+    r"|appear\w*)|n[o']?t (?:see|show|list|find|detect)\w*|missing|unavailable)\b",
+    re.I,
+)
+_ONLY_CPU = re.compile(r"\bonly\W+(?:\w+\W+){0,3}?(?P<provider>CPUExecutionProvider)\b", re.I)
+_LOAD_FAILED = re.compile(r"\bload|cannot open|\b12[67]\b", re.I)
 
 
 def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
@@ -59,6 +74,13 @@ def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.M
     conflict."""
     from .vocabulary import read_library_name
 
+    if _UNDEFINED.search(line):
+        for name in _FILE_NAME.finditer(line):
+            if read_library_name(name.group(0)) is not None:
+                m = re.match(rf"(?a)[^\n]*?(?<![\w.+-])(?P<lib>{re.escape(name.group(0))})(?![\w-])[^\n]*", line)
+                entry = _entry(catalog, "nvidia-undefined-symbol")
+                if m is not None and entry is not None:
+                    yield entry, m, m
     if _NOT_LOADED.search(line):
         for name in _FILE_NAME.finditer(line):
             if read_library_name(name.group(0)) is None and catalog.library(name.group(0)) is None:
@@ -72,6 +94,13 @@ def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.M
     if (own or len(archs) == 1) and _SUPPORT.search(line):
         m = own or re.match(rf"[^\n]*?{_ARCH.pattern}[^\n]*", line, re.I)
         entry = _entry(catalog, "torch-arch-not-compatible")
+        if m is not None and entry is not None:
+            yield entry, m, m
+    gpu, cpu = _PROVIDER.search(line), _ONLY_CPU.search(line)
+    provider = gpu.group(0) if gpu and _ABSENT.search(line) else cpu.group("provider") if cpu else ""
+    if provider and not _LOAD_FAILED.search(line):
+        m = re.match(rf"[^\n]*?(?P<provider>{re.escape(provider)})[^\n]*", line)
+        entry = _entry(catalog, "ort-provider-not-available")
         if m is not None and entry is not None:
             yield entry, m, m
     if _CONFLICT.search(line) and _CUDA.search(line):
