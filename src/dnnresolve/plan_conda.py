@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .conda_builds import by_channel, candidates, channel_name, is_own_build
+from packaging.specifiers import SpecifierSet
+
+from .conda_builds import by_channel, candidates, channel_name, installed_build, is_own_build
 from .conda_cuda import held_cuda, holders, pins_series, sets_cuda, takes
 from .machine import InstalledPackage, Runtime
 from .matrix import Matrix
@@ -53,8 +55,13 @@ def channel_builds(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Re
     installed = conda_framework(r, runtime)
     if installed is None:
         return r
-    found = by_channel(matrix, r.package, r.requirement.specifier).get(channel_name(installed.channel))
-    return replace(r, candidates=candidates(found, runtime, matrix)) if found else r
+    channel = channel_name(installed.channel)
+    found = by_channel(matrix, r.package, r.requirement.specifier).get(channel)
+    if not found:
+        return r
+    own = by_channel(matrix, r.package, SpecifierSet(f"=={installed.version}")).get(channel, [])
+    mine = installed_build(own, installed, runtime, matrix) or r.installed_build
+    return replace(r, candidates=candidates(found, runtime, matrix), installed_build=mine)
 
 
 def in_conda_env(r: RequirementResult, options: Sequence[Option], runtime: Runtime) -> list[Option]:

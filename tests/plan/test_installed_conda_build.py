@@ -1,0 +1,96 @@
+"""The build conda installed in the active environment, judged as it is (issue #21): a requirement the installed
+release meets is "nothing to do" only where that build runs here, not where the best pick for the machine does.
+
+Anaconda's tensorflow-gpu 1.14.0 build in ``tf_env`` is its CUDA 10.1 one (conda-meta: cudatoolkit 10.1.168, the
+build strings name no CUDA); CUDA 10.1 needs driver 418.39. conda's pytorch 1.12.1 in ``conda_env`` is
+``py3.9_cuda11.3_cudnn8.3.2_0`` with cudatoolkit 11.3; driver 418.39 runs no CUDA 11 (minor-version compatibility
+starts at 450.80.02). Driver 375.26 gives conda's ``__cuda`` 8.0: of tensorflow-gpu 1.9-2.0, conda installs 1.10.0,
+whose CUDA 8.0 build runs on a P100 (sm_60).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_conda_env import _env, conda_env, tf_env
+
+
+def _plan(run_cli, root: Path, spec: str, *flags: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    out = run_cli("plan", spec, "--root", str(root), *flags, "--json", env=_env())
+    assert out.returncode == 1 and not out.stderr, (out.returncode, out.stderr)
+    plan: dict[str, Any] = json.loads(out.stdout)
+    return plan
+
+
+def _driver(root: Path, driver: str) -> Path:
+    (root / "sys/module/nvidia/version").write_text(f"{driver}\n")
+    return root
+
+
+def test_a_range_the_installed_release_meets_judges_the_build_conda_installed(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # before: "nothing to do: this machine runs it as it is", since the pick (1.10.0's CUDA 8.0 build) runs; the
+    # installed 1.14.0 is a CUDA 10.1 build, which driver 375.26 cannot run
+    root = tf_env(tmp_path)
+    flags = ("--gpu", "P100", "--driver", "375.26")
+    plan = _plan(run_cli, root, "tensorflow-gpu>=1.9,<2.1", *flags)
+    req = plan["requirements"][0]
+    assert not plan["satisfied"] and not req["satisfied"], req["options"]
+    assert req["release"] == "1.10.0" and req["cuda_variant"] == "8.0"
+    first = req["options"][0]
+    assert not first["title"].startswith("nothing to do"), first
+    argv = [s["argv"] for s in first["steps"]]
+    assert all(a[0] == "conda" for a in argv), argv  # conda replaces conda's package: no pip over it
+    assert any("tensorflow-gpu==1.10.0" in a and "cudatoolkit=8.0" in a for a in argv), argv
+    why = " ".join(first["notes"])
+    assert "tensorflow-gpu 1.14.0" in why and "CUDA 10.1" in why and "cannot run here" in why, first
+    assert "418.39" in why, why
+    text = run_cli("plan", "tensorflow-gpu>=1.9,<2.1", "--root", str(root), *flags, env=_env())
+    assert text.returncode == 1 and "nothing to do" not in text.stdout, text.stdout
+
+
+def test_an_exact_pin_keeps_the_installed_build_only_with_a_driver_that_runs_it(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # before: "keep tensorflow-gpu 1.14.0: a driver >= 384.81", the driver of its CUDA 9.0 build; the build
+    # installed is the CUDA 10.1 one, which 384.81 does not run either
+    root = tf_env(tmp_path)
+    plan = _plan(run_cli, root, "tensorflow-gpu==1.14.0", "--gpu", "P100", "--driver", "375.26")
+    req = plan["requirements"][0]
+    assert not req["satisfied"]
+    for option in req["options"]:
+        if option["title"].startswith("keep tensorflow-gpu 1.14.0"):
+            assert option["driver_upgrade"]["least"] == "418.39", option
+            assert all(s["argv"][:1] != ["conda"] for s in option["steps"]), option
+
+
+def test_doctor_holds_the_installed_conda_build_to_the_driver(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # doctor checks tensorflow-gpu==1.14.0 as installed: the same plan, and the same "keep" as above
+    root = _driver(tf_env(tmp_path), "375.26")
+    out = run_cli("doctor", "--root", str(root), "--json", env=_env())
+    assert out.returncode == 1, out.stderr
+    [req] = [r for r in json.loads(out.stdout)["requirements"] if r["requirement"] == "tensorflow-gpu==1.14.0"]
+    assert req["verdict"] == "cannot run" and not req["satisfied"]
+    for option in req["options"]:
+        assert not option["title"].startswith("keep tensorflow-gpu 1.14.0: a driver >= 384.81"), option
+
+
+@pytest.mark.parametrize("spec", ["tensorflow-gpu>=1.9,<2.1", "tensorflow-gpu==1.14.0"])
+def test_a_driver_below_the_installed_builds_cuda_is_never_nothing_to_do(run_cli, tmp_path: Path, spec: str) -> None:  # type: ignore[no-untyped-def]
+    # driver 410.48 gives __cuda 10.0: conda's pick of the range is 2.0.0 (its CUDA 10.0 build)
+    root = tf_env(tmp_path)
+    req = _plan(run_cli, root, spec, "--gpu", "V100", "--driver", "410.48")["requirements"][0]
+    assert not req["satisfied"] and not req["options"][0]["title"].startswith("nothing to do")
+
+
+@pytest.mark.parametrize("spec", ["torch>=1.10,<1.13", "torch==1.12.1", "torch<2"])
+def test_condas_pytorch_build_is_held_to_the_driver(run_cli, tmp_path: Path, spec: str) -> None:  # type: ignore[no-untyped-def]
+    # conda's pytorch 1.12.1 py3.9_cuda11.3_cudnn8.3.2_0 on driver 418.39: no CUDA 11 runs there
+    root = conda_env(tmp_path)
+    req = _plan(run_cli, root, spec, "--gpu", "V100", "--driver", "418.39")["requirements"][0]
+    assert not req["satisfied"] and not req["options"][0]["title"].startswith("nothing to do"), req["options"][0]
+    for option in req["options"]:
+        if option["title"].startswith("keep torch 1.12.1"):
+            least = tuple(int(x) for x in option["driver_upgrade"]["least"].split("."))
+            assert least >= (450, 80, 2), option
