@@ -214,7 +214,8 @@ def _why_not_installed(r: RequirementResult, options: list[Option], runtime: Run
     build = f"CUDA {own.cuda} build" if own.cuda is not None else "CPU build"
     if installed.by_conda:
         pin = runtime.sources.get("conda_cuda", "")
-        held = f", as the environment's {pin.removeprefix('conda ')} says" if pin and own.cuda is not None else ""
+        named = installed.build_tag().cuda is not None  # (the build string names it: py3.9_cuda11.3_cudnn8.3.2_0)
+        held = f", as the environment's {pin.removeprefix('conda ')} says" if pin and not named and own.cuda else ""
         what = f"conda's {installed.name} {installed.version} in this environment (build {installed.build}: its {build}"
         what += f"{held})"
     else:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .test_conda_env import _env, conda_env, tf_env
+from .test_conda_env import PREFIX, _env, _record, conda_env, tf_env
 
 
 def _plan(run_cli, root: Path, spec: str, *flags: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
@@ -42,9 +42,12 @@ def test_a_range_the_installed_release_meets_judges_the_build_conda_installed(ru
     assert req["release"] == "1.10.0" and req["cuda_variant"] == "8.0"
     first = req["options"][0]
     assert not first["title"].startswith("nothing to do"), first
-    argv = [s["argv"] for s in first["steps"]]
-    assert all(a[0] == "conda" for a in argv), argv  # conda replaces conda's package: no pip over it
-    assert any("tensorflow-gpu==1.10.0" in a and "cudatoolkit=8.0" in a for a in argv), argv
+    # conda replaces conda's package, in this environment: nothing else conda installed there holds its CUDA 10.1
+    assert [s["argv"] for s in first["steps"]] == [
+        ["conda", "install", "-y", "-c", "defaults", "tensorflow-gpu==1.10.0", "cudatoolkit=8.0"]
+    ]
+    assert first["title"].startswith("replace conda's tensorflow-gpu 1.14.0 (conda, h0d30ee6_0) with tensorflow-gpu")
+    assert "CUDA 10.1 (conda cudatoolkit 10.1.168), which this install replaces" in first["title"]
     why = " ".join(first["notes"])
     assert "tensorflow-gpu 1.14.0" in why and "CUDA 10.1" in why and "cannot run here" in why, first
     assert "418.39" in why, why
@@ -76,12 +79,35 @@ def test_doctor_holds_the_installed_conda_build_to_the_driver(run_cli, tmp_path:
         assert not option["title"].startswith("keep tensorflow-gpu 1.14.0: a driver >= 384.81"), option
 
 
-@pytest.mark.parametrize("spec", ["tensorflow-gpu>=1.9,<2.1", "tensorflow-gpu==1.14.0"])
-def test_a_driver_below_the_installed_builds_cuda_is_never_nothing_to_do(run_cli, tmp_path: Path, spec: str) -> None:  # type: ignore[no-untyped-def]
-    # driver 410.48 gives __cuda 10.0: conda's pick of the range is 2.0.0 (its CUDA 10.0 build)
+@pytest.mark.parametrize(
+    ("spec", "release"), [("tensorflow-gpu>=1.9,<2.1", "2.0.0"), ("tensorflow-gpu==1.14.0", "1.14.0")]
+)
+def test_a_driver_below_the_installed_builds_cuda_is_never_nothing_to_do(
+    run_cli, tmp_path: Path, spec: str, release: str
+) -> None:  # type: ignore[no-untyped-def]
+    # driver 410.48 gives __cuda 10.0: conda's pick of the range is 2.0.0 (its CUDA 10.0 build). Before, a new
+    # environment, leaving this one with a build that cannot run
     root = tf_env(tmp_path)
     req = _plan(run_cli, root, spec, "--gpu", "V100", "--driver", "410.48")["requirements"][0]
     assert not req["satisfied"] and not req["options"][0]["title"].startswith("nothing to do")
+    [install] = [s["argv"] for s in req["options"][0]["steps"]]
+    assert install[:2] == ["conda", "install"] and f"tensorflow-gpu=={release}" in install, install
+    assert "cudatoolkit=10.0" in install
+
+
+def test_a_build_another_framework_holds_the_cuda_of_goes_to_a_new_environment(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # conda's pytorch of CUDA 10.1 beside it: replacing the environment's cudatoolkit would break that one
+    root = tf_env(tmp_path)
+    env = root / PREFIX.lstrip("/")
+    (env / "lib/python3.6/site-packages/torch").mkdir(parents=True)
+    _record(
+        env, "pytorch", "1.4.0", "py3.6_cuda10.1.243_cudnn7.6.3_0", "https://conda.anaconda.org/pytorch/linux-64",
+        ["cudatoolkit >=10.1,<10.2"], files=["lib/python3.6/site-packages/torch/__init__.py"],
+    )  # fmt: skip
+    req = _plan(run_cli, root, "tensorflow-gpu>=1.9,<2.1", "--gpu", "P100", "--driver", "375.26")["requirements"][0]
+    assert not req["satisfied"]
+    first = [s["argv"] for s in req["options"][0]["steps"]]
+    assert first[0][:2] == ["conda", "create"] and "cudatoolkit=8.0" in first[0], first
 
 
 @pytest.mark.parametrize("spec", ["torch>=1.10,<1.13", "torch==1.12.1", "torch<2"])
