@@ -120,3 +120,14 @@ def test_condas_pytorch_build_is_held_to_the_driver(run_cli, tmp_path: Path, spe
         if option["title"].startswith("keep torch 1.12.1"):
             least = tuple(int(x) for x in option["driver_upgrade"]["least"].split("."))
             assert least >= (450, 80, 2), option
+
+
+def test_doctor_reads_no_gpu_code_where_condas_record_names_no_library(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # Anaconda's tensorflow-gpu and tensorflow are metapackages: their conda records list no library (tensorflow-base
+    # holds them). Before: "none of its 0 libraries carries GPU code: a CPU-only build; install a CUDA build" for
+    # both, and exit 1, on driver 570, which runs the CUDA 10.1 build
+    out = run_cli("doctor", "--root", str(tf_env(tmp_path)), "--json", env=_env())
+    assert out.returncode == 0, out.stdout
+    doctor = json.loads(out.stdout)
+    assert not [f for f in doctor["gpu_code"] if f["status"] == "fail"], doctor["gpu_code"]
+    assert any("tensorflow-gpu 1.14.0: its file list names no library" in n for n in doctor["gpu_code_notes"])
