@@ -303,7 +303,14 @@ def _fitting_build(c: Candidate, r: RequirementResult, runtime: Runtime) -> tupl
         others = [x for x in pick.release.install if x.kind == "conda" and x is not own and pick.cuda is not None]
         for rec in [own, *others] if own is not None else others:
             cuda = _recipe_cuda(rec)
-            if cuda is not None and takes(cuda, env, pins_series(rec)) and _python_fits(rec, runtime):
+            if cuda is None or not takes(cuda, env, pins_series(rec)) or not _python_fits(rec, runtime):
+                continue
+            # another recipe is another build: not one judged not to run here, nor one of another CUDA major (what
+            # the driver asks of it is not what it asks of this one)
+            judged = [x for x in same if x.cuda is not None and x.cuda.series == cuda]
+            if judged and not any(x.ok for x in judged):
+                continue
+            if rec is own or judged or (pick.cuda is not None and pick.cuda.major == cuda.major):
                 return pick, rec
     return None
 

@@ -131,3 +131,18 @@ def test_doctor_reads_no_gpu_code_where_condas_record_names_no_library(run_cli, 
     doctor = json.loads(out.stdout)
     assert not [f for f in doctor["gpu_code"] if f["status"] == "fail"], doctor["gpu_code"]
     assert any("tensorflow-gpu 1.14.0: its file list names no library" in n for n in doctor["gpu_code_notes"])
+
+
+def test_condas_pytorch_is_replaced_by_a_build_that_runs_not_by_itself(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # driver 440.33 runs CUDA 10.2, no CUDA 11 (minor-version compatibility starts at 450.80.02): torch 1.12.1's CUDA
+    # 10.2 build runs. Before, the first option installed the CUDA 11.3 build again ("its CUDA 11.3 build keeps the
+    # environment's CUDA 11.3"), under the CUDA 10.2 build's title; torch 1.12.0's option did the same
+    root = conda_env(tmp_path)
+    req = _plan(run_cli, root, "torch==1.12.1", "--gpu", "V100", "--driver", "440.33")["requirements"][0]
+    steps = [[s["argv"] for s in o["steps"]] for o in req["options"]]
+    assert steps[0] == [
+        ["conda", "install", "-y", "-c", "pytorch", "pytorch==1.12.1", "cudatoolkit=10.2", "torchvision==0.13.1",
+         "torchaudio==0.12.1"]
+    ]  # fmt: skip
+    assert "cudatoolkit 11.3.1), which this install replaces" in req["options"][0]["title"]
+    assert not [argv for option in steps for argv in option if "cudatoolkit=11.3" in argv], steps
