@@ -307,10 +307,12 @@ def _fitting_build(c: Candidate, r: RequirementResult, runtime: Runtime) -> tupl
                 continue
             # another recipe is another build: not one judged not to run here, nor one of another CUDA major (what
             # the driver asks of it is not what it asks of this one)
+            if rec is own:  # (the option's own build: what it changes makes it run)
+                return pick, rec
             judged = [x for x in same if x.cuda is not None and x.cuda.series == cuda]
             if judged and not any(x.ok for x in judged):
                 continue
-            if rec is own or judged or (pick.cuda is not None and pick.cuda.major == cuda.major):
+            if judged or (pick.cuda is not None and pick.cuda.major == cuda.major):
                 return pick, rec
     return None
 

@@ -93,6 +93,11 @@ def test_a_driver_below_the_installed_builds_cuda_is_never_nothing_to_do(
     [install] = [s["argv"] for s in req["options"][0]["steps"]]
     assert install[:2] == ["conda", "install"] and f"tensorflow-gpu=={release}" in install, install
     assert "cudatoolkit=10.0" in install
+    # a build of the environment's CUDA 10.1 with a driver that runs it keeps that CUDA (not "replace ... which this
+    # install replaces")
+    for option in req["options"]:
+        if any("cudatoolkit=10.1" in s["argv"] for s in option["steps"]):
+            assert option["driver_upgrade"] and "keeps the environment's CUDA 10.1" in option["title"], option
 
 
 def test_a_build_another_framework_holds_the_cuda_of_goes_to_a_new_environment(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
