@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .compat import CudnnRule
-from .machine import Runtime
+from .machine import InstalledPackage, Runtime
 from .matrix import Matrix
 from .model import FrameworkRelease, InstallRecipe
 from .records import replace
@@ -212,6 +212,31 @@ def _fallback(out: list[Candidate], have: CudaVersion | None) -> list[Candidate]
         if c.release.version == pick and _installable(c):
             c.checks.append(Check("conda", Status.OK, reason, "; ".join(wants), ", ".join(has), source))
     return kept
+
+
+def installed_build(
+    found: list[Build], installed: InstalledPackage, runtime: Runtime, matrix: Matrix
+) -> Candidate | None:
+    """The own build conda installed in the active environment (``installed``; ``found``: the channel's builds of its
+    release), judged as itself: the one its build string names, else the one the environment's CUDA takes (conda
+    installed it with that ``cudatoolkit``). Without the "conda" check: what ``__cuda`` lets conda install does not
+    bear on what is installed already; the driver check says whether it runs. None where no build is that one."""
+    from .conda_cuda import pins_series, takes
+
+    tag = installed.build_tag()
+    env = runtime.conda_cuda
+    mine = [
+        (row, rec)
+        for row, rec in found
+        if (tag.cuda.names_build(CudaVersion.parse(rec.cuda)) if tag.is_cuda and tag.cuda is not None else False)
+        or (not tag.kind and env is not None and takes(CudaVersion.parse(rec.cuda), env, pins_series(rec)))
+    ]
+    if not mine:
+        return None
+    judged = [
+        replace(c, checks=[k for k in c.checks if k.component != "conda"]) for c in candidates(mine, runtime, matrix)
+    ]
+    return min(judged, key=lambda c: len(c.failures))
 
 
 def _installable(c: Candidate) -> bool:

@@ -51,7 +51,8 @@ class Plan:
 
 def make_plan(solved: SolveResult, runtime: Runtime, matrix: Matrix) -> Plan:
     plans = [_plan_one(r, runtime, matrix) for r in solved.results]
-    return Plan(plans, list(solved.conflicts), solved.satisfied)
+    # each as planned: a channel's own builds in a conda environment judge it by what conda installs there
+    return Plan(plans, list(solved.conflicts), all(p.result.satisfied for p in plans) and not solved.conflicts)
 
 
 def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> RequirementPlan:
@@ -81,7 +82,9 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
         keep, upgrade = best, None
         if failing & set(DRIVER_BOUND):
             # for the builds the driver stands in the way of (another that runs as it is is an option of its own)
-            blocked = [c for c in r.requested if any(k.component in DRIVER_BOUND for k in c.failures)]
+            # (in a conda environment, the builds conda installs there: the one installed among them)
+            held = r.installs if r.conda_cuda is not None else r.requested
+            blocked = [c for c in held if any(k.component in DRIVER_BOUND for k in c.failures)]
             upgrade = driver_upgrade(blocked, runtime, matrix)
             keep = upgrade.candidate if upgrade is not None else best
         kept = {c.component for c in keep.failures}
@@ -93,6 +96,7 @@ def _plan_one(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Require
     options = in_conda_env(r, options, runtime)
     options.sort(key=lambda o: (o.needs_root, o.weight))
     _replacing_installed(r, options)
+    _why_not_installed(r, options, runtime)
     message = _newest_for_this_os(r, runtime, matrix) if not options and "os" in failing else ""
     return RequirementPlan(r, _dedupe(options), message)
 
@@ -158,10 +162,13 @@ def _under_its_own_name(r: RequirementResult, runtime: Runtime, matrix: Matrix) 
 
 
 def _installed_is(r: RequirementResult, c: Candidate) -> bool:
-    """Whether the installed distribution is the build ``c``: its version is the release, and its local tag (if
-    any) names that build (``+cpu`` the CPU build, ``+cu118`` the CUDA 11.8 one)."""
+    """Whether the installed distribution is the build ``c``: its version is the release, and the build it is
+    (``installed_build``: a conda package's by its environment's CUDA) or its local tag (if any) names that build
+    (``+cpu`` the CPU build, ``+cu118`` the CUDA 11.8 one)."""
     if r.installed is None or str(c.release.version) != r.installed.version.split("+")[0]:
         return False
+    if r.installed_build is not None:
+        return r.installed_build.cuda == c.cuda
     tag = r.installed.build_tag()
     if tag.kind == "cpu":
         return c.cuda is None
@@ -191,6 +198,32 @@ def _replacing_installed(r: RequirementResult, options: list[Option]) -> None:
             ("python", "-m", "pip", "uninstall", "-y", r.package),
         )
         o.steps = [*o.steps[:at], remove, *o.steps[at:]]
+
+
+def _why_not_installed(r: RequirementResult, options: list[Option], runtime: Runtime) -> None:
+    """Where the release installed meets the requirement but its build cannot run here (``installed_build``), each
+    option says so: the best pick may run, the build installed does not."""
+    own, installed = r.installed_build, r.installed
+    if (
+        own is None
+        or installed is None
+        or own.ok
+        or not r.requirement.specifier.contains(str(own.release.version), prereleases=True)
+    ):
+        return
+    build = f"CUDA {own.cuda} build" if own.cuda is not None else "CPU build"
+    if installed.by_conda:
+        pin = runtime.sources.get("conda_cuda", "")
+        named = installed.build_tag().cuda is not None  # (the build string names it: py3.9_cuda11.3_cudnn8.3.2_0)
+        held = f", as the environment's {pin.removeprefix('conda ')} says" if pin and not named and own.cuda else ""
+        what = f"conda's {installed.name} {installed.version} in this environment (build {installed.build}: its {build}"
+        what += f"{held})"
+    else:
+        what = f"the installed {installed.name} {installed.version} (its {build})"
+    note = f"{what} cannot run here: {'; '.join(k.reason for k in own.failures)}"
+    for o in options:
+        if o.candidate is None or not _installed_is(r, o.candidate):  # (one that keeps it says what it takes)
+            o.notes = [*o.notes, note]
 
 
 def _dedupe(options: Sequence[Option]) -> list[Option]:

@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .conda_builds import by_channel, candidates, channel_name, is_own_build
+from packaging.specifiers import SpecifierSet
+
+from .conda_builds import by_channel, candidates, channel_name, installed_build, is_own_build
 from .conda_cuda import held_cuda, holders, pins_series, sets_cuda, takes
 from .machine import InstalledPackage, Runtime
 from .matrix import Matrix
@@ -53,8 +55,13 @@ def channel_builds(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Re
     installed = conda_framework(r, runtime)
     if installed is None:
         return r
-    found = by_channel(matrix, r.package, r.requirement.specifier).get(channel_name(installed.channel))
-    return replace(r, candidates=candidates(found, runtime, matrix)) if found else r
+    channel = channel_name(installed.channel)
+    found = by_channel(matrix, r.package, r.requirement.specifier).get(channel)
+    if not found:
+        return r
+    own = by_channel(matrix, r.package, SpecifierSet(f"=={installed.version}")).get(channel, [])
+    mine = installed_build(own, installed, runtime, matrix) or r.installed_build
+    return replace(r, candidates=candidates(found, runtime, matrix), installed_build=mine)
 
 
 def in_conda_env(r: RequirementResult, options: Sequence[Option], runtime: Runtime) -> list[Option]:
@@ -95,6 +102,9 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
         step = Step("conda", f"install {pick.release.package} {pick.release.version} with conda", tuple(argv))
         steps = _replaced(o.steps, [installed.name], [step])
         return Option(title, steps, max(o.weight, WEIGHT_IN_ENV), o.resolves, o.notes, o.driver_upgrade, pick)
+    swap = _in_place(o, c, r, runtime, installed)
+    if swap is not None:
+        return swap
     row = c.release
     name = env_name(row)
     rec = row.recipe(c.cuda, kind="conda")
@@ -128,6 +138,47 @@ def _conda_way(o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, 
     title = f"{o.title}, in a new conda environment ({why})"
     notes = _recipe_note(o, rec, row) if rec is not None else o.notes
     return Option(title, steps, max(o.weight, WEIGHT_NEW_ENV), o.resolves, notes, o.driver_upgrade, c)
+
+
+def _in_place(
+    o: Option, c: Candidate, r: RequirementResult, runtime: Runtime, installed: InstalledPackage
+) -> Option | None:
+    """Where the release conda installed meets the requirement but its build cannot run here (``installed_build``),
+    and nothing else conda installed in the environment holds its CUDA: the option's conda build installed over it,
+    into this environment, its CUDA packages replacing the environment's (``conda install`` swaps both); a new
+    environment would leave a broken one behind. None otherwise, or where the build was not made for the
+    environment's Python or has no conda recipe."""
+    from .plan import Option
+
+    own = r.installed_build
+    rec = c.release.recipe(c.cuda, kind="conda")
+    if own is None or own.ok or rec is None or not _python_fits(rec, runtime):
+        return None
+    if not r.requirement.specifier.contains(installed.version, prereleases=True):
+        return None  # another release asked for: this environment's stays as it is, the new one beside it
+    if "python" in {k.component for k in c.failures} or not all(_same(p, installed) for p in holders(runtime)):
+        return None
+    argv = ("conda", "install", "-y", *_channels(rec), *_packages(rec, c, None))
+    cuda = _recipe_cuda(rec)
+    build = f"CUDA {cuda} build{_whose(rec)}" if cuda is not None else "CPU build"
+    held = f"CUDA {runtime.conda_cuda} ({runtime.sources.get('conda_cuda', 'conda')})"
+    title = (
+        f"replace conda's {installed.describe()} with {c.release.package} {c.release.version}'s {build}, in this "
+        f"environment: nothing else conda installed here was built for its {held}, which this install replaces"
+    )
+    step = Step("conda", f"install {c.release.package} {c.release.version} with conda", argv)
+    steps = _replaced(o.steps, [installed.name], [step])
+    return Option(
+        title, steps, max(o.weight, WEIGHT_IN_ENV), o.resolves, _recipe_note(o, rec, c.release), o.driver_upgrade, c
+    )
+
+
+def _same(p: InstalledPackage, installed: InstalledPackage) -> bool:
+    """Whether ``p`` is part of the framework conda installed as ``installed``: the package itself, or one of the
+    same release from the same channel (Anaconda's tensorflow-gpu stands on its tensorflow of that release)."""
+    return p.name == installed.name or (
+        p.version == installed.version and channel_name(p.channel) == channel_name(installed.channel)
+    )
 
 
 def _why_new(c: Candidate, rec: InstallRecipe, runtime: Runtime, held: str) -> str:
@@ -252,7 +303,16 @@ def _fitting_build(c: Candidate, r: RequirementResult, runtime: Runtime) -> tupl
         others = [x for x in pick.release.install if x.kind == "conda" and x is not own and pick.cuda is not None]
         for rec in [own, *others] if own is not None else others:
             cuda = _recipe_cuda(rec)
-            if cuda is not None and takes(cuda, env, pins_series(rec)) and _python_fits(rec, runtime):
+            if cuda is None or not takes(cuda, env, pins_series(rec)) or not _python_fits(rec, runtime):
+                continue
+            # another recipe is another build: not one judged not to run here, nor one of another CUDA major (what
+            # the driver asks of it is not what it asks of this one)
+            if rec is own:  # (the option's own build: what it changes makes it run)
+                return pick, rec
+            judged = [x for x in same if x.cuda is not None and x.cuda.series == cuda]
+            if judged and not any(x.ok for x in judged):
+                continue
+            if judged or (pick.cuda is not None and pick.cuda.major == cuda.major):
                 return pick, rec
     return None
 

@@ -39,6 +39,9 @@ def probe(ctx: ProbeContext, packages: list[InstalledPackage], names: set[str]) 
             )
             continue
         libraries = [f for f in files if _LIBRARY.search(f) and not NVIDIA_LIBRARY.match(os.path.basename(f))]
+        if not libraries:  # (Anaconda's tensorflow-gpu: a metapackage, its libraries tensorflow-base's)
+            ctx.note(f"{p.name} {p.version}: its file list names no library of its own: GPU code not read")
+            continue
         found: dict[str, list[Counter[Image]]] = {}
         for path in libraries:
             host = ctx.host(path)

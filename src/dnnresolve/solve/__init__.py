@@ -24,6 +24,7 @@ from ..specs import InvalidRequirement, Requirement, exact_version, parse_requir
 from ..versions import CudaVersion
 from .checks import evaluate, needs_system_cuda
 from .conflicts import find_conflicts
+from .installed import installed_build
 from .results import Candidate as Candidate  # (plan_conda imports it and RequirementResult from here)
 from .results import Check, SolveResult, Status
 from .results import RequirementResult as RequirementResult
@@ -97,23 +98,24 @@ def solve_requirement(
             checks = evaluate(row, cuda, runtime, matrix)
             form = _check_form(req, row, cuda, runtime, matrix) if as_written and row.package == name else None
             result.candidates.append(Candidate(row, cuda, checks + ([form] if form is not None else [])))
+    if installed is not None:
+        result.installed_build = installed_build(installed, runtime, matrix, result.conda_cuda)
     if result.conda_cuda is not None:
-        _judge_by_environment_cuda(result, runtime)
+        own = [result.installed_build] if result.installed_build is not None else []
+        _judge_by_environment_cuda([*result.candidates, *own], result.conda_cuda, runtime)
     return result
 
 
-def _judge_by_environment_cuda(result: RequirementResult, runtime: Runtime) -> None:
-    """A framework conda installed into an environment held to one CUDA loads that CUDA, the environment's own
-    libraries (conda's builds find its lib/ first), not the system toolkit: a build the environment's CUDA takes
+def _judge_by_environment_cuda(candidates: Sequence[Candidate], env: CudaVersion, runtime: Runtime) -> None:
+    """A framework conda installed into an environment held to one CUDA (``env``) loads that CUDA, the environment's
+    own libraries (conda's builds find its lib/ first), not the system toolkit: a build the environment's CUDA takes
     (``conda_cuda.takes``) is judged against it."""
     from ..conda_cuda import pins_series, takes
 
-    env = result.conda_cuda
-    assert env is not None
     own = next((c for c in runtime.cuda if runtime.conda_prefix and c.path == runtime.conda_prefix), None)
     have = own.version if own is not None else env
     where = f"conda's CUDA {have} of environment {runtime.conda_env or runtime.conda_prefix}"
-    for cand in result.candidates:
+    for cand in candidates:
         if cand.cuda is None:
             continue
         recipe = cand.release.recipe(cand.cuda, kind="conda")

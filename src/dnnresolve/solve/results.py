@@ -94,6 +94,8 @@ class RequirementResult:
     installed: InstalledPackage | None = None
     build_named: bool = False  # a local tag, a post release or an index picked the build (candidates hold only it)
     conda_cuda: CudaVersion | None = None  # conda installed the package, in an environment held to this CUDA
+    # the build installed, judged as itself (``solve.installed``); None where the matrix names no build of it
+    installed_build: Candidate | None = None
 
     @property
     def requested(self) -> list[Candidate]:
@@ -112,10 +114,10 @@ class RequirementResult:
         if self.build_named:
             return cands
         if self.conda_cuda is not None:  # conda installs the build of the environment's CUDA, where there is one
-            held = [c for c in cands if c.cuda is not None and _env_takes(c, self.conda_cuda)]
+            held = [c for c in cands if c.cuda is not None and env_takes(c.release, c.cuda, self.conda_cuda)]
             if held:
                 return held
-        return [c for c in cands if _is_pypi_build(c.release, c.cuda)] or cands
+        return [c for c in cands if is_pypi_build(c.release, c.cuda)] or cands
 
     @property
     def best(self) -> Candidate | None:
@@ -150,10 +152,13 @@ class RequirementResult:
     def installed_build_runs(self) -> bool:
         """Whether the build installed, as its local tag names it (``+cpu``, ``+cu118``), is one of the release's
         builds that run here where the plan needs a CUDA build, and the CPU build where it needs that: pip counts
-        2.1.0+cpu as 2.1.0 and keeps it, so the tag decides. An untagged version is the index's default build."""
+        2.1.0+cpu as 2.1.0 and keeps it, so the tag decides. An untagged version is the index's default build. Never
+        where the build installed, judged as itself (``installed_build``), cannot run here."""
         best = self.best
         if self.installed is None or best is None:
             return False
+        if self.installed_build is not None and not self.installed_build.ok:
+            return False  # the pick may run here; the build installed is what runs, and it cannot
         tag = self.installed.build_tag()
         if tag.kind == "cpu":
             return best.cuda is None
@@ -173,12 +178,12 @@ class SolveResult:
         return all(r.satisfied for r in self.results) and not self.conflicts
 
 
-def _env_takes(c: Candidate, env: CudaVersion) -> bool:
+def env_takes(row: FrameworkRelease, cuda: CudaVersion, env: CudaVersion) -> bool:
     """Whether conda installs this build into an environment held to CUDA ``env`` (``conda_cuda.takes``)."""
     from ..conda_cuda import pins_series, takes
 
-    recipe = c.release.recipe(c.cuda, kind="conda")
-    return recipe is not None and c.cuda is not None and takes(c.cuda, env, pinned=pins_series(recipe))
+    recipe = row.recipe(cuda, kind="conda")
+    return recipe is not None and takes(cuda, env, pinned=pins_series(recipe))
 
 
 def _preference(row: FrameworkRelease, cuda: CudaVersion | None) -> tuple[bool, int]:
@@ -189,7 +194,7 @@ def _preference(row: FrameworkRelease, cuda: CudaVersion | None) -> tuple[bool, 
     return not is_default, -(cuda.major if cuda else 0)
 
 
-def _is_pypi_build(row: FrameworkRelease, cuda: CudaVersion | None) -> bool:
+def is_pypi_build(row: FrameworkRelease, cuda: CudaVersion | None) -> bool:
     """Whether ``pip install package==version`` from PyPI gets this build: the release's default CUDA."""
     d = row.cuda_default
     return row.on_pypi and d is not None and cuda is not None and d.series == cuda.series
