@@ -13,7 +13,7 @@ import re
 from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
 from .decoded import Decoded, Decoder, fill, plain
-from .library_decoders import library, library_versions, status_code, status_text, undefined_symbol
+from .library_decoders import dll_loader, library, library_versions, status_code, status_text, undefined_symbol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the catalog imports this module (its rows name these functions), not the other way round
@@ -328,6 +328,7 @@ DECODERS: dict[str, Decoder] = {
     "cuda_pair": cuda_pair,
     "driver_cuda_encoded": driver_cuda_encoded,
     "library": library,
+    "dll_loader": dll_loader,
     "compute_capability": compute_capability,
     "cuda_cudnn_majors": cuda_cudnn_majors,
     "plain": plain,

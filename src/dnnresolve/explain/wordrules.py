@@ -31,9 +31,17 @@ _NOT_LOADED = re.compile(
     r"|WinError 12[67]|(?:error|code) 12[67]\b|specified (?:module|procedure) could not be found"
     r"|(?:cannot|can'?t|could ?n[o']?t|unable to|fail(?:ed|s)? to) (?:load|find|open|locate)"
     r"|fail(?:ed|s|ure)?|error (?:in |while )?loading|los[et]|where is)\b"
+    # words of trouble ("cudnn_ops_infer64_8.dll issues", "problem with cudart64_90.dll"), not where denied
+    r"|(?<!\bno )(?<!\bwithout )(?<!\bany )\b(?:problems?|issues?|trouble)\b"
     r"|找不到|缺少|缺失|无法加载|无法找到|加载失败|未找到|报错|出错|не найден|introuvable|見つかりません|ありません",
     re.I,
 )
+# Windows' codes for a module or a procedure not found: any DLL on such a line was not loaded (torch's own,
+# nvfuser_codegen.dll, as much as NVIDIA's)
+_WIN_NOT_FOUND = re.compile(r"\bWinError (?P<code>12[67])\b", re.I)
+# glibc's "symbol X version Y not defined in file" or the loader's "undefined symbol" cut to the library's name
+# ("libcublasLt.so.11 not defined"): two releases of NVIDIA's libraries mixed
+_NOT_DEFINED = re.compile(r"\bnot defined\b|\bundefined symbol\b", re.I)
 # torchvision or torchaudio, CUDA, and a word of conflict ("torchvision CUDA mismatch", "torch and torchaudio have
 # different CUDA versions"): the companion built for another CUDA than torch
 _COMPANION = re.compile(r"(?<![\w-])(?P<companion>torchvision|torchaudio)(?![\w-])", re.I)
@@ -59,7 +67,35 @@ def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.M
     conflict."""
     from .vocabulary import read_library_name
 
-    if _NOT_LOADED.search(line):
+    undefined = _NOT_DEFINED.search(line)
+    if undefined:
+        for name in _FILE_NAME.finditer(line):
+            if read_library_name(name.group(0)) is None:
+                continue
+            entry_id = (
+                "nvidia-symbol-not-defined"
+                if undefined.group(0).lower() == "not defined"
+                else "nvidia-undefined-symbol"
+            )
+            m = re.match(rf"(?a)[^\n]*?(?<![\w.+-])(?P<lib>{re.escape(name.group(0))})(?![\w-])[^\n]*", line)
+            entry = _entry(catalog, entry_id)
+            if m is not None and entry is not None:
+                yield entry, m, m
+    win = _WIN_NOT_FOUND.search(line)
+    if win:
+        for name in _FILE_NAME.finditer(line):
+            if not name.group(0).lower().endswith(".dll"):
+                continue
+            m = re.match(
+                rf"(?a)(?=[^\n]*?\bWinError (?P<code>12[67])\b)[^\n]*?(?<![\w.+-])(?P<lib>{re.escape(name.group(0))})"
+                r"(?![\w-])[^\n]*",
+                line,
+                re.I,
+            )
+            entry = _entry(catalog, "torch-dll-load-error")
+            if m is not None and entry is not None:
+                yield entry, m, m
+    if _NOT_LOADED.search(line) and not undefined:
         for name in _FILE_NAME.finditer(line):
             if read_library_name(name.group(0)) is None and catalog.library(name.group(0)) is None:
                 continue

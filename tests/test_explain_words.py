@@ -1,0 +1,149 @@
+"""The frameworks' own vocabulary read in any wording (#22): torch's Windows DLL loader and the DLLs of its own it
+names, a library file name with words of trouble, an undefined versioned symbol, cuDNN or jax/jaxlib with words of
+conflict, JAX's library checks, TensorFlow's capability filter, Paddle's CPU build, torch's arch phrases. Each rule
+with the texts it must leave alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dnnresolve.explain import diagnose
+
+
+def _first(text: str) -> Any:
+    diagnoses = diagnose(text.splitlines())
+    assert diagnoses, text
+    return diagnoses[0]
+
+
+# ---------------------------------------------------------------- torch's Windows DLL loader (torch/__init__.py)
+
+TORCH_DLLS = [
+    # (message, kind, expected)
+    (
+        'OSError: [WinError 127] The specified procedure could not be found. Error loading "C:\\py\\lib\\site-packages'
+        '\\torch\\lib\\nvfuser_codegen.dll" or one of its dependencies.',
+        "missing_library",
+        {"library": "nvfuser_codegen.dll"},
+    ),
+    (
+        'OSError: [WinError 126] The specified module could not be found. Error loading "C:\\venv\\torch\\lib\\'
+        'shm.dll" or one of its dependencies.',
+        "missing_library",
+        {"library": "shm.dll"},
+    ),
+    (
+        'Error loading "C:\\venv\\Lib\\site-packages\\torch\\lib\\c10_cuda.dll" or one of its dependencies.',
+        "missing_library",
+        {"library": "c10_cuda.dll"},
+    ),
+    # an NVIDIA name still decodes its component and major
+    (
+        'OSError: [WinError 126] Error loading "D:\\sd\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its '
+        "dependencies.",
+        "missing_library",
+        {"library": "cudnn_cnn_infer64_8.dll", "cudnn": "8"},
+    ),
+    # a DLL that is there but cannot run or initialise: nothing is missing
+    (
+        'OSError: [WinError 182] The operating system cannot run %1. Error loading "T:\\py\\torch\\lib\\'
+        'nvfuser_codegen.dll" or one of its dependencies.',
+        "other",
+        {"library": "nvfuser_codegen.dll"},
+    ),
+    (
+        "OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading "
+        '"C:\\py\\torch\\lib\\c10.dll" or one of its dependencies.',
+        "other",
+        {"library": "c10.dll"},
+    ),
+    # its code cut away, its text left (Windows' English text for 182)
+    (
+        'The operating system cannot run %1. Error loading "T:\\py\\torch\\lib\\nvfuser_codegen.dll" or one of its '
+        "dependencies.",
+        "other",
+        {"library": "nvfuser_codegen.dll"},
+    ),
+    # titles: torch's own DLL names with a loader's words
+    ("Unable to load nvfuser_codegen.dll", "missing_library", {"library": "nvfuser_codegen.dll"}),
+    ("OSError: Error loading caffe2_nvrtc.dll", "missing_library", {"library": "caffe2_nvrtc.dll"}),
+    ("WinError 127 on nvfuser_codegen.dll", "missing_library", {"library": "nvfuser_codegen.dll"}),
+    (
+        "[Bug]: error loading torch_cuda.dll or one of its dependencies",
+        "missing_library",
+        {"library": "torch_cuda.dll"},
+    ),
+    # a WinError 126 line names any DLL as not loaded
+    ("OSError: [WinError 126] on fbgemm.dll", "missing_library", {"library": "fbgemm.dll"}),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "expected"), TORCH_DLLS)
+def test_torch_s_dll_loader_names_its_own_dlls_too(text: str, kind: str, expected: dict[str, str]) -> None:
+    d = _first(text)
+    assert d.kind == kind
+    assert expected.items() <= d.expected.items()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Error loading config.dll",  # no loader's sentence, no WinError, no name of torch's or NVIDIA's
+        "copied nvfuser_codegen.dll into the folder, works now",
+        "OSError: [WinError 5] Access is denied: 'C:\\tmp\\x.txt'",
+    ],
+)
+def test_a_dll_without_torch_s_loader_words_is_no_diagnosis(text: str) -> None:
+    assert diagnose([text]) == []
+
+
+# ---------------------------------------------------------------- a library file name and words of trouble
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cudnn_ops_infer64_8.dll issues", {"library": "cudnn_ops_infer64_8.dll", "cudnn": "8"}),
+        ("hi. i have problem with cudart64_90.dll", {"library": "cudart64_90.dll", "cuda": "9.0"}),
+        ("Trouble with libcudnn.so.7 on Ubuntu", {"library": "libcudnn.so.7", "cudnn": "7"}),
+        ("Cudnn_cnn_infer64_8.dll not located. Please advice.", {"library": "Cudnn_cnn_infer64_8.dll", "cudnn": "8"}),
+    ],
+)
+def test_a_library_name_with_words_of_trouble_is_a_library_not_loaded(text: str, expected: dict[str, str]) -> None:
+    d = _first(text)
+    assert d.kind == "missing_library"
+    assert expected.items() <= d.expected.items()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "installed cudart64_110.dll",
+        "copied cudnn64_8.dll to bin, works now",
+        "No issues with cudart64_110.dll after the update",
+        "Where does libcudnn.so.8 come from?",
+    ],
+)
+def test_a_library_name_without_trouble_is_no_diagnosis(text: str) -> None:
+    assert diagnose([text]) == []
+
+
+# ---------------------------------------------------------------- an undefined versioned symbol, cut short
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("libcublasLt.so.11 not defined", "cuda_version_mismatch"),
+        ("version libcudnn_ops_infer.so.8 not defined", "cudnn_version_mismatch"),
+        ("libcusparse.so.12 undefined symbol", "cuda_version_mismatch"),
+    ],
+)
+def test_an_nvidia_library_and_not_defined_is_an_undefined_symbol(text: str, kind: str) -> None:
+    assert _first(text).kind == kind
+
+
+def test_not_defined_of_no_nvidia_library_is_no_diagnosis() -> None:
+    assert diagnose(["libfoo.so.1 not defined"]) == []
