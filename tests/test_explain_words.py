@@ -147,3 +147,74 @@ def test_an_nvidia_library_and_not_defined_is_an_undefined_symbol(text: str, kin
 
 def test_not_defined_of_no_nvidia_library_is_no_diagnosis() -> None:
     assert diagnose(["libfoo.so.1 not defined"]) == []
+
+
+# ---------------------------------------------------------------- TensorFlow's device filter (gpu_device.cc)
+
+
+@pytest.mark.parametrize(
+    ("text", "found", "expected"),
+    [
+        ("The minimum required Cuda capability is 6.0 for the binary releases", {}, {"compute_capability": "6.0"}),
+        ("minimum req: Cuda compute capability 3.5", {}, {"compute_capability": "3.5"}),
+        (
+            "Ignoring GPU with compute capability 3.0, minimum required 3.5",
+            {"compute_capability": "3.0"},
+            {"compute_capability": "3.5"},
+        ),
+    ],
+)
+def test_tensorflow_s_minimum_capability_is_what_the_build_needs(
+    text: str, found: dict[str, str], expected: dict[str, str]
+) -> None:
+    d = _first(text)
+    assert d.kind == "arch_unsupported"
+    assert d.found == found
+    assert d.expected == expected
+
+
+PTX = (
+    "W0000 00:00:1753232013.685876   24341 gpu_device.cc:2431] TensorFlow was not built with CUDA kernel binaries "
+    "compatible with compute capability 12.0. CUDA kernels will be jit-compiled from PTX, which could take 30 minutes "
+    "or longer."
+)
+
+
+def test_tensorflow_s_ptx_jit_warning_alone_is_a_slow_start() -> None:
+    d = _first(PTX)
+    assert (d.kind, d.found) == ("other", {"compute_capability": "12.0"})
+
+
+# ---------------------------------------------------------------- Paddle's CPU build (PaddleDetection / PaddleOCR)
+
+
+def test_paddle_s_config_check_on_a_cpu_build_is_no_cuda_build() -> None:
+    d = _first(
+        "2020-07-23 09:22:17,124-ERROR: Config use_gpu cannot be set as true while you are using paddlepaddle cpu "
+        "version !\nPlease try:\n        1. Install paddlepaddle-gpu to run model on GPU"
+    )
+    assert d.kind == "no_cuda_build"
+
+
+# ---------------------------------------------------------------- torch's arch phrases
+
+
+@pytest.mark.parametrize(
+    ("text", "cc"),
+    [
+        ("CUDA 8.7+PTX isn't in the list of supported arches", "8.7"),
+        ("Is PoseRBPF compatible with cuda arch 8.6 (RTX 3080)?", "8.6"),
+        ("arch 9.0 not supported by this build", "9.0"),
+    ],
+)
+def test_an_architecture_number_with_support_words_is_read(text: str, cc: str) -> None:
+    d = _first(text)
+    assert (d.kind, d.found.get("compute_capability")) == ("arch_unsupported", cc)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["CUDA 11.8 is supported", "Upgraded to CUDA 12.1, compatible with torch 2.1", "python 3.8 is not supported"],
+)
+def test_a_cuda_release_is_no_architecture(text: str) -> None:
+    assert all(d.kind != "arch_unsupported" for d in diagnose([text]))

@@ -222,6 +222,10 @@ def _sm(text: str) -> str:
 
 def compute_capability(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     g = m.groupdict()
+    if not g.get("cc") and g.get("minimum"):  # only what the build needs ("The minimum required ... is 6.0")
+        minimum = ComputeCapability.parse(g["minimum"])
+        rows = [("needs", f"compute capability {minimum} or higher")]
+        return Decoded({}, {"compute_capability": str(minimum)}, rows, {"minimum": str(minimum)})
     if not g.get("cc"):  # an architecture the message names but no number reads ("Unknown CUDA arch (Ada)")
         arch = (g.get("arch") or "").strip()
         return Decoded(rows=[("architecture", arch)] if arch else [], facts={"arch": arch} if arch else {})

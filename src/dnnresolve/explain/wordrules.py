@@ -58,6 +58,13 @@ _OWN_ARCH = re.compile(
     r"(?:[^\n]*?capabilities:? (?P<supported>(?:(?:sm|compute)_\d+[a-z]? ?)+))?[^\n]*",
     re.I,
 )
+# An architecture as torch's arch lists spell it (TORCH_CUDA_ARCH_LIST="8.6;8.7+PTX", cpp_extension's "Unknown CUDA
+# arch (8.7+PTX)"): a number after "arch", or after "CUDA" only with its +PTX (else "CUDA 9.0" is a release)
+_ARCH_NUMBER = re.compile(
+    r"(?:(?<![\w-])arch(?:itecture)?s?:? \(?(?P<cc>\d{1,2}\.\d)(?:\+PTX)?|(?<![\w-])CUDA (?P<ptx>\d{1,2}\.\d)\+PTX)"
+    r"(?![\w.]*\d)",
+    re.I,
+)
 _SUPPORT = re.compile(r"capabilit|compatib|support|(?<![A-Za-z_])(?:py)?torch(?![A-Za-z_])|不支持", re.I)
 
 
@@ -107,6 +114,19 @@ def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.M
     own = _OWN_ARCH.match(line)  # "CUDA capability sm_86 ... supports CUDA capabilities sm_37 sm_50 ...": the first
     if (own or len(archs) == 1) and _SUPPORT.search(line):
         m = own or re.match(rf"[^\n]*?{_ARCH.pattern}[^\n]*", line, re.I)
+        entry = _entry(catalog, "torch-arch-not-compatible")
+        if m is not None and entry is not None:
+            yield entry, m, m
+    # (a number wrapped after its point is rejoined with a space: "8. 7+PTX")
+    text = re.sub(r"(?<=\d\.) (?=\d\+PTX)", "", line, flags=re.I)
+    numbers = {a.group("cc") or a.group("ptx") for a in _ARCH_NUMBER.finditer(text)}
+    if not archs and not own and len(numbers) == 1 and _SUPPORT.search(text):
+        m = re.match(
+            rf"[^\n]*?(?<![\w-])(?:arch(?:itecture)?s?:? \(?|CUDA )(?P<cc>{re.escape(numbers.pop())})"
+            r"(?![\w.]*\d)[^\n]*",
+            text,
+            re.I,
+        )
         entry = _entry(catalog, "torch-arch-not-compatible")
         if m is not None and entry is not None:
             yield entry, m, m
