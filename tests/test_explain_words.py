@@ -218,3 +218,43 @@ def test_an_architecture_number_with_support_words_is_read(text: str, cc: str) -
 )
 def test_a_cuda_release_is_no_architecture(text: str) -> None:
     assert all(d.kind != "arch_unsupported" for d in diagnose([text]))
+
+
+# ---------------------------------------------------------------- cuDNN, jax / jaxlib, JAX's checks in a title's words
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cuDNN version mismatch (again)",
+        "CuDNN initialization fails due to version mismatch",
+        "CUDNN incompatible with the framework's build",
+    ],
+)
+def test_cudnn_with_a_word_of_conflict_is_a_cudnn_mismatch(text: str) -> None:
+    assert _first(text).kind == "cudnn_version_mismatch"
+
+
+@pytest.mark.parametrize(
+    "text", ["cuDNN 8.9 installed", "Which cuDNN version for CUDA 12?", "cuDNN vs MIOpen performance"]
+)
+def test_cudnn_without_conflict_is_no_diagnosis(text: str) -> None:
+    assert diagnose([text]) == []
+
+
+def test_jax_and_jaxlib_of_different_versions_is_read_with_both() -> None:
+    d = _first("Version different between jaxlib (0.4.12) and jax (0.4.11)")
+    assert d.kind == "other"
+    assert d.id == "jaxlib-newer-than-jax"
+
+
+def test_jax_and_jaxlib_without_conflict_is_no_diagnosis() -> None:
+    assert diagnose(["Installed jaxlib (0.4.12) and jax (0.4.12) on Ubuntu"]) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Upgrading to cuda-13.0.2-2 causes CuBLAS version checks to fail", "cuSPARSE version check failed on import"],
+)
+def test_a_cuda_library_s_failed_version_check_is_jax_s(text: str) -> None:
+    assert _first(text).kind == "cuda_version_mismatch"

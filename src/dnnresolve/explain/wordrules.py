@@ -49,6 +49,21 @@ _CONFLICT = re.compile(
     r"\b(?:mismatch\w*|different|incompatib\w*|not compatible|does ?n[o']?t match|vs|versus)\b", re.I
 )
 _CUDA = re.compile(r"\b(?:cuda|cu\d{2,3})\b", re.I)
+# cuDNN and the words its checks print (torch's "cuDNN version incompatibility", "mismatch"): a cuDNN of another
+# release than the build's
+_CUDNN = re.compile(r"(?<![\w-])cudnn(?![\w-])", re.I)
+_CUDNN_CONFLICT = re.compile(r"\b(?:mismatch\w*|incompatib\w*|not compatible|does ?n[o']?t match)\b", re.I)
+# jax and jaxlib, each with its version, and a word of conflict ("Version different between jaxlib (0.4.12) and jax
+# (0.4.11)"): read by jax's own check of the pair (jax/_src/lib/__init__.py)
+_JAXLIB = re.compile(r"(?<![\w-])jaxlib\W{1,3}v?(?P<v>\d+(?:\.\d+)+)", re.I)
+_JAX = re.compile(r"(?<![\w-])jax(?![\w-])\W{1,3}v?(?P<v>\d+(?:\.\d+)+)", re.I)
+# A CUDA library's version check failing ("CuBLAS version checks to fail"): JAX's checks of the libraries it loads
+# (jaxlib/cuda/versions_helpers.cc, jax_plugins/cuda/__init__.py); no other framework checks them by name
+_LIB_CHECK = re.compile(
+    r"(?<![\w-])(?P<component>cuBLAS|cuSPARSE|cuSOLVER|cuFFT|cuPTI|nvJitLink)\W{1,3}version checks?\b"
+    r"[^\n]*?\bfail",
+    re.I,
+)
 # One architecture and words of support ("CUDA capability sm_120", "sm_120 not compatible with current PyTorch",
 # "Pytorch2.7.1---sm_120"): a GPU the build carries no code for, read by PyTorch's arch check. A line naming
 # several is a list (an arch list, a build's flags), not a GPU refused
@@ -130,9 +145,44 @@ def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.M
         entry = _entry(catalog, "torch-arch-not-compatible")
         if m is not None and entry is not None:
             yield entry, m, m
+    yield from _framework_words(catalog, line)
     if _CONFLICT.search(line) and _CUDA.search(line):
         m = re.match(rf"[^\n]*?{_COMPANION.pattern}[^\n]*", line, re.I)
         entry = _entry(catalog, "torch-companion-cuda-mismatch")
+        if m is not None and entry is not None:
+            yield entry, m, m
+
+
+def _framework_words(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
+    """The frameworks' checks in a title's words: a CUDA library's version check failing (JAX's), jax and jaxlib
+    of two versions with a word of conflict, cuDNN with a word of conflict."""
+    check = _LIB_CHECK.search(line)
+    entry = _entry(catalog, "jax-cuda-lib-too-old")
+    if check is not None and entry is not None:
+        m = re.match(rf"[^\n]*?{_LIB_CHECK.pattern}[^\n]*", line, re.I)
+        if m is not None:
+            yield entry, m, m
+    jaxlib, jax = _JAXLIB.search(line), _JAX.search(line)
+    if jaxlib and jax and _CONFLICT.search(line):
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            newer = Version(jaxlib.group("v")) > Version(jax.group("v"))
+        except InvalidVersion:
+            newer = False
+        entry = _entry(catalog, "jaxlib-newer-than-jax" if newer else "jaxlib-too-old-for-jax")
+        other = "jax" if newer else "needs"
+        m = re.match(
+            rf"(?=[^\n]*?{_JAXLIB.pattern.replace('?P<v>', '?P<jaxlib>')})"
+            rf"(?=[^\n]*?{_JAX.pattern.replace('?P<v>', f'?P<{other}>')})[^\n]*",
+            line,
+            re.I,
+        )
+        if m is not None and entry is not None:
+            yield entry, m, m
+    if _CUDNN.search(line) and _CUDNN_CONFLICT.search(line) and not _FILE_NAME.search(line):
+        entry = _entry(catalog, "cudnn-version-words")
+        m = re.match(r"[^\n]*", line)
         if m is not None and entry is not None:
             yield entry, m, m
 
