@@ -46,7 +46,7 @@ ISSUE_FAMILIES = (
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
     "tune": {"kind_recall": 97.0, "version_recall": 98.2},
-    "heldback": {"kind_recall": 89.6, "version_recall": 88.2},
+    "heldback": {"kind_recall": 92.3, "version_recall": 92.9},
 }
 
 

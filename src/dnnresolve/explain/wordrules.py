@@ -1,8 +1,11 @@
 """NVIDIA's words in a title in any order, where no sentence reads it (the loose reading's last rules, #22): a
 library file name and words that say it is not loaded, before or after it; one architecture (``sm_120``) and words
-of support; torchvision or torchaudio, CUDA and a word of conflict. Each is read by a catalog row (its summary,
-fixes and decoder): the loader's words for a library, PyTorch's arch check for an architecture, the torch
-companion's check for a CUDA mismatch."""
+of support (or an arch number, "cuda arch 8.6", "CUDA 8.7+PTX"); torchvision or torchaudio, CUDA and a word of
+conflict; a DLL on a WinError 126/127 line; an NVIDIA library name with "not defined" / "undefined symbol"; cuDNN,
+or jax and jaxlib, with a word of conflict; a CUDA library's failed version check. Each is read by a catalog row (its
+summary, fixes and decoder): the loader's words for a library, torch's DLL loader, PyTorch's arch check for an
+architecture, the torch companion's check for a CUDA mismatch, the undefined-symbol rows, jax's pair check, JAX's
+library checks."""
 
 from __future__ import annotations
 
