@@ -13,7 +13,7 @@ import re
 from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
 from .decoded import Decoded, Decoder, fill, plain
-from .library_decoders import library, library_versions, status_code, status_text, undefined_symbol
+from .library_decoders import dll_loader, library, library_versions, status_code, status_text, undefined_symbol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the catalog imports this module (its rows name these functions), not the other way round
@@ -222,6 +222,10 @@ def _sm(text: str) -> str:
 
 def compute_capability(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
     g = m.groupdict()
+    if not g.get("cc") and g.get("minimum"):  # only what the build needs ("The minimum required ... is 6.0")
+        minimum = ComputeCapability.parse(g["minimum"])
+        rows = [("needs", f"compute capability {minimum} or higher")]
+        return Decoded({}, {"compute_capability": str(minimum)}, rows, {"minimum": str(minimum)})
     if not g.get("cc"):  # an architecture the message names but no number reads ("Unknown CUDA arch (Ada)")
         arch = (g.get("arch") or "").strip()
         return Decoded(rows=[("architecture", arch)] if arch else [], facts={"arch": arch} if arch else {})
@@ -328,6 +332,7 @@ DECODERS: dict[str, Decoder] = {
     "cuda_pair": cuda_pair,
     "driver_cuda_encoded": driver_cuda_encoded,
     "library": library,
+    "dll_loader": dll_loader,
     "compute_capability": compute_capability,
     "cuda_cudnn_majors": cuda_cudnn_majors,
     "plain": plain,

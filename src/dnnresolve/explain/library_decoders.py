@@ -89,6 +89,35 @@ def _library_by_rule(name: str) -> Decoded | None:
     return Decoded({}, expected, rows, facts)
 
 
+# Windows' codes (winerror.h) for a DLL that is not there (ERROR_MOD_NOT_FOUND) or lacks a function another imports
+# (ERROR_PROC_NOT_FOUND, a copy of another release); other codes (182, 193, 1114) say the file is there but cannot
+# run or initialise: nothing is missing
+_NOT_LOADED_CODES = frozenset({126, 127})
+
+
+def dll_loader(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    """A DLL named by a Windows loader's words (torch's ``[WinError 126] ... Error loading "X.dll" or one of its
+    dependencies``): an NVIDIA or PyTorch name decoded as ``library`` does, any other as printed; kind other for a
+    code that says the file is there. None for an unknown name the loader's own words do not vouch for (``Error
+    loading config.dll``)."""
+    code = m.groupdict().get("code")
+    decoded = library(m, entry, catalog, framework)
+    if decoded is None:
+        if not code and not m.groupdict().get("refused") and "one of its dependencies" not in m.group(0):
+            return None
+        name = re.split(r"[\\/]", m.group("lib").strip().strip("'\"`‘’"))[-1]
+        what = "a DLL the framework loads, or one it depends on"
+        decoded = Decoded(
+            {}, {"library": name}, [("missing", f"{name}: {what}")], {"library": name, "path_var": "PATH", "what": what}
+        )
+    if code:
+        decoded.rows.append(("code", f"WinError {code}"))
+    if (code and int(code) not in _NOT_LOADED_CODES) or m.groupdict().get("refused"):
+        decoded.kind = "other"
+        decoded.rows[0] = ("not loaded", decoded.rows[0][1])
+    return decoded
+
+
 # ---------------------------------------------------------------- status codes
 
 

@@ -1,9 +1,11 @@
 """NVIDIA's words in a title in any order, where no sentence reads it (the loose reading's last rules, #22): a
-library file name and words that say a symbol in it is undefined, or that it is not loaded, before or after it; one
-architecture (``sm_120``) and words of support; ONNX Runtime's GPU provider and words of its absence; torchvision or
-torchaudio, CUDA and a word of conflict. Each is read by a catalog row (its summary,
-fixes and decoder): the loader's words for a library, PyTorch's arch check for an architecture, the torch
-companion's check for a CUDA mismatch."""
+library file name and words that say it is not loaded, before or after it, or that a symbol in it is undefined
+("not defined", "undefined symbol"); a DLL on a WinError 126/127 line; one architecture (``sm_120``) and words of
+support (or an arch number, "cuda arch 8.6", "CUDA 8.7+PTX"); ONNX Runtime's GPU provider and words of its absence;
+torchvision or torchaudio, CUDA and a word of conflict; cuDNN, or jax and jaxlib, with a word of conflict; a CUDA
+library's failed version check. Each is read by a catalog row (its summary, fixes and decoder): the loader's words for
+a library, torch's DLL loader, the undefined-symbol rows, PyTorch's arch check for an architecture, ONNX Runtime's
+provider check, the torch companion's check for a CUDA mismatch, jax's pair check, JAX's library checks."""
 
 from __future__ import annotations
 
@@ -32,9 +34,17 @@ _NOT_LOADED = re.compile(
     r"|WinError 12[67]|(?:error|code) 12[67]\b|specified (?:module|procedure) could not be found"
     r"|(?:cannot|can'?t|could ?n[o']?t|unable to|fail(?:ed|s)? to) (?:load|find|open|locate)"
     r"|fail(?:ed|s|ure)?|error (?:in |while )?loading|los[et]|where is)\b"
+    # words of trouble ("cudnn_ops_infer64_8.dll issues", "problem with cudart64_90.dll"), not where denied
+    r"|(?<!\bno )(?<!\bwithout )(?<!\bany )\b(?:problems?|issues?|trouble)\b"
     r"|找不到|缺少|缺失|无法加载|无法找到|加载失败|未找到|报错|出错|не найден|introuvable|見つかりません|ありません",
     re.I,
 )
+# Windows' codes for a module or a procedure not found: any DLL on such a line was not loaded (torch's own,
+# nvfuser_codegen.dll, as much as NVIDIA's)
+_WIN_NOT_FOUND = re.compile(r"\bWinError (?P<code>12[67])\b", re.I)
+# glibc's "symbol X version Y not defined in file" or the loader's "undefined symbol" cut to the library's name
+# ("libcublasLt.so.11 not defined"): two releases of NVIDIA's libraries mixed
+_NOT_DEFINED = re.compile(r"\b(?:undefined (?:symbol|reference)|symbol lookup error|not defined)\b", re.I)
 # torchvision or torchaudio, CUDA, and a word of conflict ("torchvision CUDA mismatch", "torch and torchaudio have
 # different CUDA versions"): the companion built for another CUDA than torch
 _COMPANION = re.compile(r"(?<![\w-])(?P<companion>torchvision|torchaudio)(?![\w-])", re.I)
@@ -42,6 +52,21 @@ _CONFLICT = re.compile(
     r"\b(?:mismatch\w*|different|incompatib\w*|not compatible|does ?n[o']?t match|vs|versus)\b", re.I
 )
 _CUDA = re.compile(r"\b(?:cuda|cu\d{2,3})\b", re.I)
+# cuDNN and the words its checks print (torch's "cuDNN version incompatibility", "mismatch"): a cuDNN of another
+# release than the build's
+_CUDNN = re.compile(r"(?<![\w-])cudnn(?![\w-])", re.I)
+_CUDNN_CONFLICT = re.compile(r"\b(?:mismatch\w*|incompatib\w*|not compatible|does ?n[o']?t match)\b", re.I)
+# jax and jaxlib, each with its version, and a word of conflict ("Version different between jaxlib (0.4.12) and jax
+# (0.4.11)"): read by jax's own check of the pair (jax/_src/lib/__init__.py)
+_JAXLIB = re.compile(r"(?<![\w-])jaxlib\W{1,3}v?(?P<v>\d+(?:\.\d+)+)", re.I)
+_JAX = re.compile(r"(?<![\w-])jax(?![\w-])\W{1,3}v?(?P<v>\d+(?:\.\d+)+)", re.I)
+# A CUDA library's version check failing ("CuBLAS version checks to fail"): JAX's checks of the libraries it loads
+# (jaxlib/cuda/versions_helpers.cc, jax_plugins/cuda/__init__.py); no other framework checks them by name
+_LIB_CHECK = re.compile(
+    r"(?<![\w-])(?P<component>cuBLAS|cuSPARSE|cuSOLVER|cuFFT|cuPTI|nvJitLink)\W{1,3}version checks?\b"
+    r"[^\n]*?\bfail",
+    re.I,
+)
 # One architecture and words of support ("CUDA capability sm_120", "sm_120 not compatible with current PyTorch",
 # "Pytorch2.7.1---sm_120"): a GPU the build carries no code for, read by PyTorch's arch check. A line naming
 # several is a list (an arch list, a build's flags), not a GPU refused
@@ -51,10 +76,14 @@ _OWN_ARCH = re.compile(
     r"(?:[^\n]*?capabilities:? (?P<supported>(?:(?:sm|compute)_\d+[a-z]? ?)+))?[^\n]*",
     re.I,
 )
+# An architecture as torch's arch lists spell it (TORCH_CUDA_ARCH_LIST="8.6;8.7+PTX", cpp_extension's "Unknown CUDA
+# arch (8.7+PTX)"): a number after "arch", or after "CUDA" only with its +PTX (else "CUDA 9.0" is a release)
+_ARCH_NUMBER = re.compile(
+    r"(?:(?<![\w-])arch(?:itecture)?s?:? \(?(?P<cc>\d{1,2}\.\d)(?:\+PTX)?|(?<![\w-])CUDA (?P<ptx>\d{1,2}\.\d)\+PTX)"
+    r"(?![\w.]*\d)",
+    re.I,
+)
 _SUPPORT = re.compile(r"capabilit|compatib|support|(?<![A-Za-z_])(?:py)?torch(?![A-Za-z_])|不支持", re.I)
-# A library file name and words that say a symbol in it is missing ("libcublasLt.so.11 not defined", "undefined
-# symbol in libcudnn_ops_infer.so.8"): a library of another release than the one that needs it (glibc's loader)
-_UNDEFINED = re.compile(r"\b(?:undefined (?:symbol|reference)|symbol lookup error|not defined)\b", re.I)
 # ONNX Runtime's GPU providers and words that say the session does not have one ("CUDAExecutionProvider not
 # available", "Cuda provider not showing up", "only CPUExecutionProvider"): the CPU package (its provider check).
 # A line that says something failed to load is the provider's library, not the package (the loader's words)
@@ -74,14 +103,35 @@ def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.M
     conflict."""
     from .vocabulary import read_library_name
 
-    if _UNDEFINED.search(line):
+    undefined = _NOT_DEFINED.search(line)
+    if undefined:
         for name in _FILE_NAME.finditer(line):
-            if read_library_name(name.group(0)) is not None:
-                m = re.match(rf"(?a)[^\n]*?(?<![\w.+-])(?P<lib>{re.escape(name.group(0))})(?![\w-])[^\n]*", line)
-                entry = _entry(catalog, "nvidia-undefined-symbol")
-                if m is not None and entry is not None:
-                    yield entry, m, m
-    if _NOT_LOADED.search(line):
+            if read_library_name(name.group(0)) is None:
+                continue
+            entry_id = (
+                "nvidia-symbol-not-defined"
+                if undefined.group(0).lower() == "not defined"
+                else "nvidia-undefined-symbol"
+            )
+            m = re.match(rf"(?a)[^\n]*?(?<![\w.+-])(?P<lib>{re.escape(name.group(0))})(?![\w-])[^\n]*", line)
+            entry = _entry(catalog, entry_id)
+            if m is not None and entry is not None:
+                yield entry, m, m
+    win = _WIN_NOT_FOUND.search(line)
+    if win:
+        for name in _FILE_NAME.finditer(line):
+            if not name.group(0).lower().endswith(".dll"):
+                continue
+            m = re.match(
+                rf"(?a)(?=[^\n]*?\bWinError (?P<code>12[67])\b)[^\n]*?(?<![\w.+-])(?P<lib>{re.escape(name.group(0))})"
+                r"(?![\w-])[^\n]*",
+                line,
+                re.I,
+            )
+            entry = _entry(catalog, "torch-dll-load-error")
+            if m is not None and entry is not None:
+                yield entry, m, m
+    if _NOT_LOADED.search(line) and not undefined:
         for name in _FILE_NAME.finditer(line):
             if read_library_name(name.group(0)) is None and catalog.library(name.group(0)) is None:
                 continue
@@ -103,9 +153,57 @@ def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.M
         entry = _entry(catalog, "ort-provider-not-available")
         if m is not None and entry is not None:
             yield entry, m, m
+    # (a number wrapped after its point is rejoined with a space: "8. 7+PTX")
+    text = re.sub(r"(?<=\d\.) (?=\d\+PTX)", "", line, flags=re.I)
+    numbers = {a.group("cc") or a.group("ptx") for a in _ARCH_NUMBER.finditer(text)}
+    if not archs and not own and len(numbers) == 1 and _SUPPORT.search(text):
+        m = re.match(
+            rf"[^\n]*?(?<![\w-])(?:arch(?:itecture)?s?:? \(?|CUDA )(?P<cc>{re.escape(numbers.pop())})"
+            r"(?![\w.]*\d)[^\n]*",
+            text,
+            re.I,
+        )
+        entry = _entry(catalog, "torch-arch-not-compatible")
+        if m is not None and entry is not None:
+            yield entry, m, m
+    yield from _framework_words(catalog, line)
     if _CONFLICT.search(line) and _CUDA.search(line):
         m = re.match(rf"[^\n]*?{_COMPANION.pattern}[^\n]*", line, re.I)
         entry = _entry(catalog, "torch-companion-cuda-mismatch")
+        if m is not None and entry is not None:
+            yield entry, m, m
+
+
+def _framework_words(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
+    """The frameworks' checks in a title's words: a CUDA library's version check failing (JAX's), jax and jaxlib
+    of two versions with a word of conflict, cuDNN with a word of conflict."""
+    check = _LIB_CHECK.search(line)
+    entry = _entry(catalog, "jax-cuda-lib-too-old")
+    if check is not None and entry is not None:
+        m = re.match(rf"[^\n]*?{_LIB_CHECK.pattern}[^\n]*", line, re.I)
+        if m is not None:
+            yield entry, m, m
+    jaxlib, jax = _JAXLIB.search(line), _JAX.search(line)
+    if jaxlib and jax and _CONFLICT.search(line):
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            newer = Version(jaxlib.group("v")) > Version(jax.group("v"))
+        except InvalidVersion:
+            newer = False
+        entry = _entry(catalog, "jaxlib-newer-than-jax" if newer else "jaxlib-too-old-for-jax")
+        other = "jax" if newer else "needs"
+        m = re.match(
+            rf"(?=[^\n]*?{_JAXLIB.pattern.replace('?P<v>', '?P<jaxlib>')})"
+            rf"(?=[^\n]*?{_JAX.pattern.replace('?P<v>', f'?P<{other}>')})[^\n]*",
+            line,
+            re.I,
+        )
+        if m is not None and entry is not None:
+            yield entry, m, m
+    if _CUDNN.search(line) and _CUDNN_CONFLICT.search(line) and not _FILE_NAME.search(line):
+        entry = _entry(catalog, "cudnn-version-words")
+        m = re.match(r"[^\n]*", line)
         if m is not None and entry is not None:
             yield entry, m, m
 
