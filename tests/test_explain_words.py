@@ -258,3 +258,21 @@ def test_jax_and_jaxlib_without_conflict_is_no_diagnosis() -> None:
 )
 def test_a_cuda_library_s_failed_version_check_is_jax_s(text: str) -> None:
     assert _first(text).kind == "cuda_version_mismatch"
+
+
+# ---------------------------------------------------------------- TensorFlow's cuDNN check cut before its subject
+
+# TensorFlow's check prints "Loaded runtime CuDNN library: A but source was compiled with: B" (cuda_dnn.cc); a title
+# or a pasted tail keeps only its second half, which no other check prints, so it still names the two cuDNNs
+TF_CUDNN_TAILS = [
+    ("7.4.1 but source was compiled with: 7.6.0", "tf-cudnn-mismatch-dotted", "7.4.1", "7.6.0"),
+    ("runtime library 8.0.4 but source was compiled with 8.1.0", "tf-cudnn-mismatch-dotted", "8.0.4", "8.1.0"),
+    ("7104 but source was compiled with 7005", "tf-cudnn-mismatch-encoded", "7.1.4", "7.0.5"),
+]
+
+
+@pytest.mark.parametrize(("text", "entry", "found", "expected"), TF_CUDNN_TAILS)
+def test_tensorflow_cudnn_check_read_from_its_second_half(text: str, entry: str, found: str, expected: str) -> None:
+    d = _first(text)
+    assert (d.id, d.kind) == (entry, "cudnn_version_mismatch")
+    assert (dict(d.found), dict(d.expected)) == ({"cudnn": found}, {"cudnn": expected})
