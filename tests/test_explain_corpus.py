@@ -46,7 +46,7 @@ ISSUE_FAMILIES = (
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
     "tune": {"kind_recall": 97.6, "version_recall": 98.4},
-    "heldback": {"kind_recall": 94.6, "version_recall": 93.5},
+    "heldback": {"kind_recall": 94.6, "version_recall": 94.1},
 }
 
 

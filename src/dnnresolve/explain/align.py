@@ -241,6 +241,9 @@ def aligned(loose: Loose, line: str) -> Iterator[tuple[CatalogEntry, re.Match[st
     reading = built_once(_ALIGNED, loose, _Aligned)
     for _, n, m in reading.reads(line):
         sentence = reading.sentences[n]
+        values = [v for v in m.groupdict().values() if v]
+        if len(values) > 1 and len(set(values)) == 1:
+            continue  # one version named twice ("installed jaxlib 0.4.12 and jax 0.4.12"): no two releases differ
         if not sentence.text:
             yield sentence.entry, m, m
             continue

@@ -342,5 +342,19 @@ def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match
     from .align import aligned
     from .wordrules import word_rules
 
-    yield from word_rules(catalog, line)
-    yield from aligned(loose, line)
+    words = list(word_rules(catalog, line))
+    if not words:
+        yield from aligned(loose, line)
+        return
+    # a paraphrase that reads the values of a kind a word rule names goes first ("cuDNN compiled (7102) and runtime
+    # (7005) mismatch" is cuDNN's words of conflict and a sentence's two versions)
+    aligns = list(aligned(loose, line))
+    most = {e.kind: max(_values(m) for w, m, _ in words if w.kind == e.kind) for e, _, _ in words}
+    richer = [a for a in aligns if a[0].kind in most and _values(a[1]) > most[a[0].kind]]
+    yield from richer
+    yield from words
+    yield from (a for a in aligns if a not in richer)
+
+
+def _values(m: re.Match[str]) -> int:
+    return sum(1 for v in m.groupdict().values() if v)
