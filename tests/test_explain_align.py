@@ -71,6 +71,14 @@ VALUES = [
     ("Ignoring visible gpu device with Cuda compute capability 3.0", {"compute_capability": "3.0"}, {}),
     # MXNet's cuDNN check without "compiled-against version"
     ("cuDNN lib mismatch: linked-against version 8200 != 8100", {"cudnn": "8.2.0"}, {"cudnn": "8.1.0"}),
+    # a library's group reads a library file name, quoted or in brackets, where the sentence lost a word
+    ("Could not dynamic library 'libnvinfer.so.6'", {}, {"library": "libnvinfer.so.6"}),
+    ("Could not dynamic library 'cudart64_110.dll'", {}, {"library": "cudart64_110.dll", "cuda": "11.0"}),
+    (
+        "The third-party dynamic library (cudnn64_7.dll) that Paddle depends is not configured correctly.",
+        {},
+        {"library": "cudnn64_7.dll", "cudnn": "7"},
+    ),
     # PyTorch's driver check, its version in brackets
     ("The NVIDIA driver on your system is too old (found 11060)", {"cuda": "11.6"}, {}),
     # PyTorch's cuDNN check, "version" and "found" left out (the check says "found" or "linked against")

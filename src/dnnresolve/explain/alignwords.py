@@ -107,6 +107,9 @@ def _optional(body: str) -> list[bool]:
     return optional
 
 
+_LIBRARY_NAME = r"(?=(?:lib)?[A-Za-z][\w+-]*?(?:[.,]so(?:\.\d+)*|\.dll|(?:\.\d+)*\.dylib)(?![\w-]))"
+
+
 def sentence_units(pattern_text: str) -> list[Unit]:
     flags, body = split_flags(pattern_text)
     units: list[Unit] = []
@@ -142,7 +145,11 @@ def sentence_units(pattern_text: str) -> list[Unit]:
             regex = compile_pattern(flags + group)
         except (re.error, RecursionError):
             regex = None
-        # a value of a shape only: a free group (a GPU's name, any word) would read whatever is there
+        # a value of a shape only: a free group (a GPU's name, any word) would read whatever is there; a library's
+        # group reads a library file name ('libnvinfer.so.6', "(cudnn64_7.dll)"), the shape the loader's words name
+        if regex is not None and name == "lib":
+            with contextlib.suppress(re.error, RecursionError):
+                regex = compile_pattern(flags + _LIBRARY_NAME + group)
         if regex is not None and not any(regex.fullmatch(t) for t in ("", "word", "two words")):
             units.append(Unit(name=name, group=regex))
             units[-1].optional = optional[j]
