@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from dnnresolve.explain import diagnose
@@ -104,13 +104,16 @@ def all_kept(before: Reading, after: Reading) -> bool:
     return kind_kept(before, after) and before == after
 
 
-def tally(skip: frozenset[str] = frozenset()) -> dict[str, tuple[int, int, int]]:
-    """Per sort: (variants, kind kept, kind and versions kept), leaving out the messages named in ``skip``."""
+def tally(
+    skip: frozenset[str] = frozenset(), make: Callable[[str], dict[str, list[str]]] | None = None
+) -> dict[str, tuple[int, int, int]]:
+    """Per sort: (variants, kind kept, kind and versions kept), leaving out the messages named in ``skip``; the
+    variants are ``make``'s (``variants`` unless given)."""
     out: dict[str, list[int]] = {}
     for where, message, before in messages():
         if where in skip:
             continue
-        for sort, made in variants(message).items():
+        for sort, made in (make or variants)(message).items():
             row = out.setdefault(sort, [0, 0, 0])
             for text in made:
                 after = reading(text)
@@ -171,16 +174,7 @@ def paraphrases(message: str) -> dict[str, list[str]]:
 
 def paraphrase_tally() -> dict[str, tuple[int, int, int]]:
     """Per sort of paraphrase: (paraphrases, kind kept, kind and versions kept)."""
-    out: dict[str, list[int]] = {}
-    for _, message, before in messages():
-        for sort, made in paraphrases(message).items():
-            row = out.setdefault(sort, [0, 0, 0])
-            for text in made:
-                after = reading(text)
-                row[0] += 1
-                row[1] += kind_kept(before, after)
-                row[2] += all_kept(before, after)
-    return {k: (v[0], v[1], v[2]) for k, v in out.items()}
+    return tally(make=paraphrases)
 
 
 if __name__ == "__main__":

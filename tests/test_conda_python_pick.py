@@ -15,16 +15,9 @@ from typing import Any
 
 from .fleet.test_fleet_dir import DOCS_FLEET, write_fleet
 from .plan.test_conda_env import _env, tf_env
+from .test_check_conda import _defaults_env
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
-
-
-def _check(run_cli: Run, tmp_path: Path, deps: list[str], *target: str) -> tuple[int, dict[str, Any]]:
-    env = tmp_path / "environment.yml"
-    env.write_text("channels:\n  - defaults\ndependencies:\n" + "".join(f"  - {d}\n" for d in deps))
-    proc = run_cli("check", "--json", str(env), *target)
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
 
 
 def _checked(report: dict[str, Any]) -> list[str]:
@@ -36,7 +29,7 @@ def test_a_range_with_a_python_pin_is_the_newest_release_with_a_build_for_it(run
     # none for Python 3.5; 1.10.0 is the newest with one (its CUDA 9.2 build the newest CUDA). Before: "checked:
     # tensorflow-gpu 2.0.0 for CUDA 10.0" and "pin an exact version, e.g. tensorflow-gpu==2.0.0"
     deps = ["python=3.5", "tensorflow-gpu>=1.9,<2.5"]
-    rc, report = _check(run_cli, tmp_path, deps, "--driver", "410.48", "--gpu", "V100")
+    rc, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "410.48", "--gpu", "V100")
     assert _checked(report) == ["tensorflow-gpu 1.10.0 for CUDA 9.2"], report
     [f] = [f for f in report["findings"] if f["rule"] == "unpinned"]
     assert f["fix"] == "pin an exact version, e.g. tensorflow-gpu==1.10.0", f
@@ -49,7 +42,7 @@ def test_a_python_pin_drops_the_newest_even_where_the_driver_admits_it(run_cli: 
     # driver 418.39 gives __cuda 10.1, which admits every build of tensorflow-gpu 2.0-2.2; 2.2.0 has none for Python
     # 2.7 (py36-py38), 2.1.0 has. Before: "checked: tensorflow 2.2.0 for CUDA 10.1", nothing said
     deps = ["python=2.7", "tensorflow-gpu>=2.0,<2.3"]
-    rc, report = _check(run_cli, tmp_path, deps, "--driver", "418.39", "--gpu", "V100")
+    rc, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "418.39", "--gpu", "V100")
     assert _checked(report) == ["tensorflow 2.1.0 for CUDA 10.1"], report
     [f] = [f for f in report["findings"] if f["rule"] == "unpinned"]
     assert f["fix"] == "pin an exact version, e.g. tensorflow-gpu==2.1.0", f
@@ -57,7 +50,7 @@ def test_a_python_pin_drops_the_newest_even_where_the_driver_admits_it(run_cli: 
     assert "2.2.0" in f["message"] and "__cuda" not in f["message"].split(":", 2)[2], f  # 2.2.0: Python only
     assert rc == 0
     # a Python the newest has a build for: the newest, nothing said of a fallback
-    _, report = _check(run_cli, tmp_path, ["python=3.7", "tensorflow-gpu>=2.0,<2.3"], "--driver", "418.39")
+    _, report = _defaults_env(run_cli, tmp_path, ["python=3.7", "tensorflow-gpu>=2.0,<2.3"], "--driver", "418.39")
     assert _checked(report) == ["tensorflow 2.2.0 for CUDA 10.1"]
     assert not any("conda installs" in f["message"] for f in report["findings"])
 
@@ -109,10 +102,10 @@ def test_anacondas_tensorflow_gpu_2_4_1_is_for_python_3_7_to_3_9(run_cli: Run, t
     # (tests/data/anaconda_tensorflow_gpu.json), the builds users' `conda list` show beside tensorflow-gpu 2.4.1
     # h30adc30_0. Before: "the Pythons it was made for are not recorded; 3.6 not checked", and no error
     deps = ["python=3.6", "tensorflow-gpu=2.4.1"]
-    rc, report = _check(run_cli, tmp_path, deps, "--driver", "418.87.01", "--gpu", "V100")
+    rc, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "418.87.01", "--gpu", "V100")
     [f] = [f for f in report["findings"] if f["severity"] == "error"]
     assert rc == 1 and "Python 3.6" in f["message"] and "3.7, 3.8, 3.9" in f["message"], f
-    rc, report = _check(run_cli, tmp_path, ["python=3.9", "tensorflow-gpu=2.4.1"], "--driver", "418.87.01")
+    rc, report = _defaults_env(run_cli, tmp_path, ["python=3.9", "tensorflow-gpu=2.4.1"], "--driver", "418.87.01")
     assert rc == 0 and _checked(report) == ["tensorflow 2.4.1 for CUDA 10.1"], report["findings"]
 
 
@@ -139,7 +132,7 @@ def test_a_pick_whose_pythons_are_not_recorded_is_not_said_to_be_made_for_the_py
     # python=3.6, tensorflow-gpu 2.0-2.4, driver 418.39: 2.4.1 has no Python 3.6 build (3.7-3.9); 2.3.0's build, whose
     # Pythons no source names, is not ruled out, and the warning says so rather than "made for Python 3.6"
     deps = ["python=3.6", "tensorflow-gpu>=2.0,<2.5"]
-    _, report = _check(run_cli, tmp_path, deps, "--driver", "418.39", "--gpu", "V100")
+    _, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "418.39", "--gpu", "V100")
     assert _checked(report) == ["tensorflow 2.3.0 for CUDA 10.1"], report
     [f] = [f for f in report["findings"] if f["rule"] == "unpinned"]
     assert "made for Python 3.6" not in f["message"] and "not recorded" in f["message"], f["message"]
