@@ -29,6 +29,17 @@ KNOWN_OTHER_KIND = {
     ("https://github.com/tensorflow/tensorflow/issues/14111", 0),
     ("https://github.com/jax-ml/jax/issues/14480", 0),
     ("https://github.com/KosinskiLab/AlphaPulldown/issues/571", 0),
+    # Corpus growth of #22, second pass: TensorFlow's "TF-TRT Warning: Could not find TensorRT" (unread whole; its
+    # cuts read as a missing library), a cuDNN sub-library's undefined symbol cut before the symbol, JAX's cuDNN
+    # handle errors (CUDNN_STATUS_INTERNAL_ERROR) read as another kind once cut.
+    ("m171891a6eb", 0),
+    ("m4b10f2b079", 1),
+    ("m67e328e59e", 0),
+    ("m7411fb7b28", 0),
+    ("m7bdbd37bce", 0),
+    ("ma5b6b29cfb", 0),
+    ("mc2006fde53", 0),
+    ("mf4b25cca2b", 0),
 }
 
 

@@ -55,6 +55,9 @@ KNOWN_WIDTH = {
     # torch's "Unknown CUDA arch (8.7+PTX)" in a traceback (corpus growth of #22): cut at 40 columns or inside
     # "8.7", the architecture is no longer read.
     "m22ca00d5c0",
+    # TensorFlow's "TF-TRT Warning: Could not find TensorRT" (corpus growth of #22, second pass): unread whole,
+    # while a cut at 40 or 60 columns leaves a fragment the loose reading takes for a missing library.
+    "m171891a6eb",
 }
 KNOWN_BREAKS = {
     "m27f0f59ec3",
@@ -65,6 +68,9 @@ KNOWN_BREAKS = {
     "https://github.com/rgommers/pixi-dev-scipystack/issues/1",
     "https://github.com/PaddlePaddle/Paddle/issues/73687",
     "m22ca00d5c0",
+    # torchvision's "CUDA Version=12.1.but" run into the next word (corpus growth of #22, second pass): broken
+    # inside "12.1", the companion's CUDA is no longer read.
+    "m4321577014",
 }
 
 
