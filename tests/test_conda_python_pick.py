@@ -129,10 +129,28 @@ def test_a_build_for_another_python_is_one_new_environment_of_conda_packages(run
 def test_a_pick_whose_pythons_are_not_recorded_is_not_said_to_be_made_for_the_python(
     run_cli: Run, tmp_path: Path
 ) -> None:
-    # python=3.6, tensorflow-gpu 2.0-2.4, driver 418.39: 2.4.1 has no Python 3.6 build (3.7-3.9); 2.3.0's build, whose
-    # Pythons no source names, is not ruled out, and the warning says so rather than "made for Python 3.6"
+    # python=3.6, tensorflow-gpu 2.0-2.4, driver 418.39, in a matrix whose 2.2.0 build names no Python: 2.4.1's builds
+    # are for 3.7-3.9, 2.2.0's is not ruled out, and the warning says so rather than "made for Python 3.6". (The case
+    # was Anaconda's 2.3.0 build until it proved never served: tests/test_anaconda_unpublished.py; every served build
+    # now names its Pythons.)
+    from dnnresolve.matrix import packaged_matrix_path
+
+    text = packaged_matrix_path().read_text(encoding="utf-8")
+    named = (
+        '"cudnn=7.6"], channels = ["defaults"], python = ["3.6", "3.7", "3.8"], url = '
+        '"https://github.com/AnacondaRecipes/tensorflow_recipes/blob/2d8d6bd'
+    )
+    assert text.count(named) == 1
+    matrix = tmp_path / "m.toml"
+    matrix.write_text(text.replace(named, named.replace(' python = ["3.6", "3.7", "3.8"],', "")))
     deps = ["python=3.6", "tensorflow-gpu>=2.0,<2.5"]
-    _, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "418.39", "--gpu", "V100")
-    assert _checked(report) == ["tensorflow 2.3.0 for CUDA 10.1"], report
+    _, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "418.39", "--gpu", "V100", "--matrix", str(matrix))
+    assert _checked(report) == ["tensorflow 2.2.0 for CUDA 10.1"], report
     [f] = [f for f in report["findings"] if f["rule"] == "unpinned"]
     assert "made for Python 3.6" not in f["message"] and "not recorded" in f["message"], f["message"]
+    # with the Pythons its sources name (3.6-3.8) it is made for 3.6; the pick is not 2.3.0, whose linux-64 GPU build
+    # Anaconda never served
+    _, report = _defaults_env(run_cli, tmp_path, deps, "--driver", "418.39", "--gpu", "V100")
+    assert _checked(report) == ["tensorflow 2.2.0 for CUDA 10.1"], report
+    [f] = [f for f in report["findings"] if f["rule"] == "unpinned"]
+    assert "tensorflow-gpu 2.2.0" in f["message"] and "made for Python 3.6" in f["message"], f["message"]

@@ -242,6 +242,12 @@ class FrameworkRelease:
         default = self.cuda_default if self.cuda_default in cuda else None
         return replace(self, install=kept, cuda=cuda, cuda_default=default, form=wanted)
 
+    def as_conda(self) -> FrameworkRelease:
+        """This row as a conda line installs it: its conda recipes first, so that a CUDA variant's GPU code is the
+        conda package's where that recipe states it (PyTorch's conda builds came from another build script than
+        its wheels), else the wheel's as before."""
+        return replace(self, install=tuple(sorted(self.install, key=lambda rec: rec.kind != "conda")))
+
     @property
     def runs_without_extras(self) -> bool:
         """Whether a requirement naming the package without extras installs something that runs. False where the

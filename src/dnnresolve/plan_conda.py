@@ -58,10 +58,31 @@ def channel_builds(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> Re
     channel = channel_name(installed.channel)
     found = by_channel(matrix, r.package, r.requirement.specifier).get(channel)
     if not found:
-        return r
+        return _as_conda(r, runtime, matrix)
     own = by_channel(matrix, r.package, SpecifierSet(f"=={installed.version}")).get(channel, [])
     mine = installed_build(own, installed, runtime, matrix) or r.installed_build
     return replace(r, candidates=candidates(found, runtime, matrix), installed_build=mine)
+
+
+def _as_conda(r: RequirementResult, runtime: Runtime, matrix: Matrix) -> RequirementResult:
+    """Where conda installed the framework from a project's channel (PyTorch's): what conda installs there is that
+    channel's package, whose GPU code its conda recipe may state (``FrameworkRelease.as_conda``); ``r`` with each
+    candidate's GPU check on that code."""
+    from .solve.gpu import gpu_check
+
+    def judged(c: Candidate | None) -> Candidate | None:
+        if c is None or c.cuda is None:
+            return c
+        row = c.release.as_conda()
+        if row.install == c.release.install:
+            return c
+        checks = [
+            gpu_check(row, c.cuda, runtime, matrix) if k.component == "compute_capability" else k for k in c.checks
+        ]
+        return Candidate(row, c.cuda, checks)
+
+    cands = [j for c in r.candidates if (j := judged(c)) is not None]
+    return replace(r, candidates=cands, installed_build=judged(r.installed_build))
 
 
 def in_conda_env(r: RequirementResult, options: Sequence[Option], runtime: Runtime) -> list[Option]:

@@ -72,6 +72,8 @@ def solve_requirement(
     rows = [r for r in matrix.find(name, spec) if runtime.os in r.os] or matrix.find(name, spec)
     if from_pypi and release is not None and exact_version(spec) is not None:  # (a conda build is not PyPI's)
         rows = [r for r in rows if r.version == release or may_exist(r, release)]
+    if not from_pypi:  # a conda line installs the conda package, whose GPU code its own recipe may state
+        rows = [r.as_conda() for r in rows]
     if release is not None:  # the row covering the release pip picks answers for that release, not its own
         base = Version(release.base_version)
         rows = [r.for_version(release) if r.matches(release) or r.matches(base) else r for r in rows]

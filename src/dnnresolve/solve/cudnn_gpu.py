@@ -80,7 +80,10 @@ def _whose(floor: Floor, major: int) -> str:
     supports = f"supports compute capability {floor.capability} and newer"
     if floor.between is not None:
         low, high = floor.between
-        pages = low.compute_capability_basis == high.compute_capability_basis == "support_matrix"
+        pages = all(
+            r.compute_capability_basis == "support_matrix" and "developer-guide" not in r.compute_capability_source
+            for r in (low, high)
+        )
         whose = "NVIDIA's support matrices" if pages else "the floors"
         return f"{supports} ({whose} of cuDNN {low.version} and {high.version}, the releases around it)"
     row = floor.stated_by
@@ -89,7 +92,9 @@ def _whose(floor: Floor, major: int) -> str:
             f"carries GPU code for compute capability {floor.capability} and newer only (read from NVIDIA's "
             f"nvidia-cudnn-cu{major} {row.version} wheel; no support matrix of it was found)"
         )
-    return f"{supports} (NVIDIA's support matrix of cuDNN {row.version})"
+    # (cuDNN 7.0's floor is its Developer Guide's "GPU and driver requirements": no support matrix of it was found)
+    page = "Developer Guide" if "developer-guide" in row.compute_capability_source else "support matrix"
+    return f"{supports} (NVIDIA's {page} of cuDNN {row.version})"
 
 
 @record(frozen=True)

@@ -104,6 +104,7 @@ class VariantCode:
     ptx: Archs = ()
     sm_unconfirmed: Archs = ()
     ptx_unconfirmed: Archs = ()
+    whose: str = "wheels"  # what carries it, as a check says: "wheels", or "conda's packages"
 
     def __bool__(self) -> bool:
         return bool(self.sm or self.exact or self.ptx or self.sm_unconfirmed or self.ptx_unconfirmed)
@@ -129,14 +130,14 @@ def _check_code(
     some states carry makes a GPU it alone covers a doubt (a warning), never a pass or a failure."""
     found, needed = str(cc), code.text
     if binary_runs_on(cc, code.sm, exact=code.exact):
-        return Check("compute_capability", Status.OK, f"wheels carry code for {cc.sm}", needed, found, row.source)
+        return Check("compute_capability", Status.OK, f"{code.whose} carry code for {cc.sm}", needed, found, row.source)
     # (SASS of a lower minor of the same major runs; PTX of an equal or lower capability is compiled for it)
     sass = [s for s in code.sm_unconfirmed if binary_runs_on(cc, (s,))]
     ptx = [p for p in code.ptx_unconfirmed if binary_runs_on(cc, (), (p,))]
     if binary_runs_on(cc, (), code.ptx):
-        none = f"wheels carry no {cc.sm} code"
+        none = f"{code.whose} carry no {cc.sm} code"
         if sass:  # (a state that carries it runs without the PTX)
-            none = f"wheels may carry no {cc.sm} code (only some build states carry {_names(sass, ())})"
+            none = f"{code.whose} may carry no {cc.sm} code (only some build states carry {_names(sass, ())})"
         check = _check_ptx(row, cuda, runtime, matrix, code, cc, none)
         if check.status is not Status.FAIL or not sass:
             return check
@@ -155,7 +156,12 @@ def _check_code(
             doubt=True,
         )
     return Check(
-        "compute_capability", Status.FAIL, f"wheels carry {needed}; none runs on {cc.sm}", needed, found, row.source
+        "compute_capability",
+        Status.FAIL,
+        f"{code.whose} carry {needed}; none runs on {cc.sm}",
+        needed,
+        found,
+        row.source,
     )
 
 
@@ -209,11 +215,13 @@ def _check_ptx(
 
 
 def _variant_code(row: FrameworkRelease, cuda: CudaVersion) -> VariantCode:
-    """The code this variant's binaries carry: its recipe's lists, else the row's (the default wheel's)."""
+    """The code this variant's binaries carry: its first recipe's lists (a conda line's row puts its conda recipes
+    first: ``FrameworkRelease.as_conda``), else the row's (the default wheel's)."""
     for rec in row.install:
         stated = rec.sm or rec.sm_exact or rec.ptx or rec.sm_unconfirmed or rec.ptx_unconfirmed
         if stated and rec.cuda and CudaVersion.parse(rec.cuda).series == cuda.series:
-            return VariantCode(rec.sm, rec.sm_exact, rec.ptx, rec.sm_unconfirmed, rec.ptx_unconfirmed)
+            whose = "conda's packages" if rec.kind == "conda" else "wheels"
+            return VariantCode(rec.sm, rec.sm_exact, rec.ptx, rec.sm_unconfirmed, rec.ptx_unconfirmed, whose)
     if row.cuda_default is None or row.cuda_default.series == cuda.series or len(row.cuda) == 1:
         return VariantCode(row.sm, row.sm_exact, row.ptx)
     return VariantCode()
