@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -28,6 +28,9 @@ from .pkgname import canonicalize_name
 from .records import record, replace
 from .specs import Requirement, exact_version, parse_requirement
 from .versions import CudaVersion, PythonVersion, parse_build_tag, parse_cuda_tag
+
+if TYPE_CHECKING:
+    from .model import FrameworkRelease
 
 PUBLISHED_FILE = "pypi_releases.json"
 _INDEX_TAG = re.compile(r"/whl/(cu\d{2,4}|cpu|rocm[\d.]+)/?$")
@@ -244,6 +247,17 @@ def _parsed(package: str) -> tuple[tuple[Version, str], ...] | None:
         except InvalidVersion:
             continue
     return tuple(out)
+
+
+def may_exist(row: FrameworkRelease, release: Version) -> bool:
+    """Whether ``release``, which ``row`` covers, may exist: PyPI's recorded list of the package has it, or no list
+    is recorded, or the row's builds come from another index (jaxlib's find-links page, PyTorch's own index), whose
+    releases that list does not hold. A pin of a release PyPI never published (``cupy-cuda11x==12.0.7``) is not
+    answered by the row around it: pip would find nothing to install."""
+    known = published(row.package)
+    if known is None or release in known or Version(release.base_version) in known:
+        return True
+    return any(rec.kind == "pip" and (rec.index_url or rec.find_links) for rec in row.install)
 
 
 _OS_KIND = {"linux": "l", "windows": "w", "macos": "m"}

@@ -114,7 +114,7 @@ def matrix_query(
             from .suggest import unknown_packages
 
             return MatrixResult(query, message=unknown_packages([req.name], matrix.packages()))
-        rows = _as_asked(name, req.specifier, matrix.find(name, req.specifier))
+        rows = _as_asked(req.specifier, matrix.find(name, req.specifier))
     try:
         if cuda:
             want = CudaVersion.parse(cuda)
@@ -146,12 +146,13 @@ def matrix_query(
     return result
 
 
-def _as_asked(name: str, spec: SpecifierSet, rows: list[FrameworkRelease]) -> list[FrameworkRelease]:
+def _as_asked(spec: SpecifierSet, rows: list[FrameworkRelease]) -> list[FrameworkRelease]:
     """An exact pin of a release a row covers, shown as that release (``cupy-cuda11x==12.0.0`` of the 12.2.0 row:
-    its install line pins 12.0.0), as plan installs it; a release the package's recorded list lacks stays the row."""
+    its install line pins 12.0.0), as plan installs it; a release that cannot exist (``artifact.may_exist``) stays
+    the row."""
     from packaging.version import InvalidVersion, Version
 
-    from .artifact import published
+    from .artifact import may_exist
     from .specs import exact_version
 
     pinned = exact_version(spec)
@@ -161,10 +162,11 @@ def _as_asked(name: str, spec: SpecifierSet, rows: list[FrameworkRelease]) -> li
         version = Version(pinned.split("+")[0])
     except InvalidVersion:
         return rows
-    known = published(name)
-    if known is not None and version not in known:
-        return rows
-    return [r.for_version(version) if r.version != version and r.matches(version) else r for r in rows]
+    # the rule plan follows: PyPI's recorded list, or the row's own index or find-links page, may hold it
+    return [
+        r.for_version(version) if r.version != version and r.matches(version) and may_exist(r, version) else r
+        for r in rows
+    ]
 
 
 def in_listing_order(rows: list[FrameworkRelease]) -> list[FrameworkRelease]:

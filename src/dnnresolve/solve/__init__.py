@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from ..artifact import Artifact, Target, index_build, read, split_local, with_index
+from ..artifact import Artifact, Target, index_build, may_exist, read, split_local, with_index
 from ..machine import Runtime
 from ..matrix import Matrix
 from ..model import FrameworkRelease
@@ -39,19 +39,6 @@ def solve(
         for req in requirements
     ]
     return SolveResult(results, conflicts=find_conflicts(results, matrix))
-
-
-def may_exist(row: FrameworkRelease, release: Version) -> bool:
-    """Whether ``release``, which ``row`` covers, may exist: PyPI's recorded list of the package has it, or no list
-    is recorded, or the row's builds come from another index (jaxlib's find-links page, PyTorch's own index), whose
-    releases that list does not hold. A pin of a release PyPI never published (``cupy-cuda11x==12.0.7``) is not
-    answered by the row around it: pip would find nothing to install."""
-    from ..artifact import published
-
-    known = published(row.package)
-    if known is None or release in known or Version(release.base_version) in known:
-        return True
-    return any(rec.kind == "pip" and (rec.index_url or rec.find_links) for rec in row.install)
 
 
 def solve_requirement(
