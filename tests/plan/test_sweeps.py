@@ -2,11 +2,12 @@
 
 The releases are PyPI's, recorded once (``src/dnnresolve/pypi_releases.json``, 2026-12-01): the final releases
 with a Linux x86_64 or pure-Python wheel that the row covers. A row whose releases PyPI no longer serves (torch
-0.4, jaxlib before 0.4.13, old onnxruntime-gpu) stands for its own release. Each release is planned in-process on an
-exact-fit machine built from the row: the build the pin installs (the index's default, or the one a post release
-names), the minimum driver of that build's CUDA, a GPU whose architecture the build carries code for (else the
-floor the row or the CUDA release states), the newest Python the row has wheels for, and the system CUDA and
-cuDNN where the release loads them from the system.
+0.4, jaxlib before 0.4.13, old onnxruntime-gpu) stands for its own release and, where its builds come from
+another index (jaxlib's find-links page, Paddle's), for the release its stretch starts at. Each release is
+planned in-process on an exact-fit machine built from the row: the build the pin installs (the index's default,
+or the one a post release names), the minimum driver of that build's CUDA, a GPU whose architecture the build
+carries code for (else the floor the row or the CUDA release states), the newest Python the row has wheels for,
+and the system CUDA and cuDNN where the release loads them from the system.
 """
 
 from __future__ import annotations
@@ -54,7 +55,15 @@ def _releases(row: FrameworkRelease) -> list[Version]:
     covered = [
         v for v, kinds in found.items() if ("l" in kinds or "p" in kinds) and "y" not in kinds and row.matches(v)
     ]
-    return sorted(v for v in covered if not v.is_prerelease) or [row.version]
+    # a release another index serves (jaxlib's find-links page, Paddle's): the start of the row's stretch too
+    starts = [
+        Version(s.version)
+        for s in row.covers
+        if s.operator == ">=" and row.matches(Version(s.version)) and Version(s.version) not in found
+    ]
+    others = [v for v in starts if v != row.version and artifact.may_exist(row, v)]
+    finals = {v for v in covered if not v.is_prerelease} or {row.version}
+    return sorted(finals | set(others))
 
 
 def _rows(matrix: Matrix) -> list[FrameworkRelease]:
@@ -99,9 +108,10 @@ def _cases(matrix: Matrix) -> Iterator[tuple[FrameworkRelease, Version, Requirem
 def test_the_sweep_covers_every_row_and_release(matrix: Matrix) -> None:
     rows = _rows(matrix)
     releases = sum(len(_releases(row)) for row in rows)
-    # every framework row with a Linux CUDA build; PyPI's releases they cover (838 on 2026-12-01)
+    # every framework row with a Linux CUDA build; the releases they cover (857: PyPI's on 2026-12-01, and the
+    # stretch starts other indexes serve)
     assert len(rows) == len([r for r in matrix.frameworks if r.cuda and "linux" in r.os]) > 300
-    assert releases >= 838
+    assert releases >= 857
 
 
 def test_an_exact_fit_machine_runs_that_exact_release(matrix: Matrix) -> None:
