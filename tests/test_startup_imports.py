@@ -111,9 +111,29 @@ def test_explain_json_of_one_message_does_not_import_typing(tmp_path: Path) -> N
     assert loaded_by(code, tmp_path) == []
 
 
-def loaded_by(code: str, tmp_path: Path) -> list[str]:
+# explain's answer does not depend on the indexes pip is configured with (plan's and check's do): it reads no
+# pip.conf, so configparser (0.05x a bare interpreter) stays out even where one names an index
+def test_explain_reads_no_pip_configuration(tmp_path: Path) -> None:
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\nindex-url = https://example.invalid/simple\nfind-links = /nowhere\n")
+    code = (
+        "import sys\n"
+        "from dnnresolve.cli import main\n"
+        "try:\n"
+        f"    main({['explain', '--json', CLASSIC]!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write('MODULES ' + ' '.join(m for m in ('configparser',) if m in sys.modules) + '\\n')\n"
+    )
+    env = {"PIP_CONFIG_FILE": str(conf)}
+    loaded_by(code, tmp_path, env)
+    assert loaded_by(code, tmp_path, env) == []
+
+
+def loaded_by(code: str, tmp_path: Path, extra: dict[str, str] | None = None) -> list[str]:
     """Run ``code`` (which answers on stdout and writes "MODULES name ..." on stderr) with its own caches."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DNNRESOLVE_")}
+    env.update(extra or {})
     env["DNNRESOLVE_CACHE_DIR"] = str(tmp_path / "cache")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.stdout.strip(), out.stderr  # the command answered
