@@ -4,6 +4,7 @@ them (issue #9: rich, requests, the network stack, packaging's requirement parse
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -92,6 +93,70 @@ def test_a_first_question_that_compares_no_release_imports_neither_packaging_nor
     )
     loaded_by(code, tmp_path)
     assert loaded_by(code, tmp_path) == []
+
+
+# plan --no-detect --json (a budgeted first question) writes JSON: none of the text writer's modules (textwrap, the
+# styled records), no did-you-mean matcher while every name is known (difflib), no pathlib (paths are text; it
+# brings urllib.parse and ipaddress): together 0.3x a bare interpreter's start-up
+PLAN_UNNEEDED = ["pathlib", "urllib.parse", "ipaddress", "difflib", "textwrap", "dnnresolve.render.styled"]
+
+
+def test_plan_json_of_known_names_imports_no_text_writer_matcher_or_pathlib(tmp_path: Path) -> None:
+    argv = ["plan", "tensorflow-gpu==1.0", "--no-detect", "--json"]
+    code = (
+        "import sys\n"
+        "from dnnresolve.cli import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"new = sorted(m for m in {PLAN_UNNEEDED!r} if m in sys.modules)\n"
+        "sys.stderr.write('MODULES ' + ' '.join(new) + '\\n')\n"
+    )
+    loaded_by(code, tmp_path)
+    assert loaded_by(code, tmp_path) == []
+
+
+# Module-level regexes a first question does not use stay uncompiled (``lazyre``): rejoin's (a message wrapped over
+# lines), the decoders' of torch companions and spelt CUDA versions, conda's build strings, the cut and loose
+# readings' syntax: 3 ms of regex compilation, 0.1x a bare interpreter's start-up, for explain of one line.
+UNUSED_PATTERNS = {
+    "dnnresolve.explain.rejoin": ["_LEFT", "_RIGHT", "_VERSION", "_SYNTAX", "_PATH", "_PROSE", "CONTINUATION"],
+    "dnnresolve.explain.decoders": ["_SIDE", "_CUDA_SPELT"],
+    "dnnresolve.versions": ["_CONDA_DOTTED", "_CONDA_PACKED", "_CONDA_CPU"],
+    "dnnresolve.explain.datafile": ["_GLOBAL_FLAGS", "_QUANTIFIER"],
+}
+
+
+def test_explain_json_of_one_line_compiles_no_regex_it_does_not_use(tmp_path: Path) -> None:
+    code = (
+        "import re, sys\n"
+        "from dnnresolve.cli import main\n"
+        "try:\n"
+        f"    main({['explain', '--json', CLASSIC]!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "def compiled(v):\n"
+        "    return isinstance(v, re.Pattern) or len(getattr(v, '__dict__', {})) > 1\n"
+        f"names = [f'{{m}}.{{n}}' for m, ns in {UNUSED_PATTERNS!r}.items() for n in ns\n"
+        "         if m in sys.modules and compiled(getattr(sys.modules[m], n))]\n"
+        "sys.stderr.write('MODULES ' + ' '.join(names) + '\\n')\n"
+    )
+    loaded_by(code, tmp_path)
+    assert loaded_by(code, tmp_path) == []
+
+
+def test_a_lazy_pattern_compiles_on_first_use_and_answers_as_the_pattern() -> None:
+    from dnnresolve.lazyre import lazy_compile
+
+    broken = lazy_compile("(unclosed")  # nothing is compiled yet: no error
+    with pytest.raises(re.error):
+        broken.search("x")
+    lazy, real = lazy_compile(r"(\d+)\.(\d+)", re.IGNORECASE), re.compile(r"(\d+)\.(\d+)", re.IGNORECASE)
+    assert lazy.search("CUDA 12.4")[0] == real.search("CUDA 12.4")[0] == "12.4"  # type: ignore[index]
+    assert lazy.sub("x", "8.0 and 9.1") == real.sub("x", "8.0 and 9.1") == "x and x"
+    assert lazy.findall("1.2 3.4") == [("1", "2"), ("3", "4")] and lazy.fullmatch("1.2") is not None
+    assert (lazy.pattern, lazy.flags, lazy.groups) == (real.pattern, real.flags, real.groups)
 
 
 # typing costs a start-up 0.15x a bare interpreter: explain --json of one message (a budgeted first question) imports

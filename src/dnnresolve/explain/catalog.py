@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 
 from ..compat import CudnnRule
+from ..lazyre import lazy_compile
 from ..records import record
 from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml, compile_pattern, cut_pattern
 from .vocabulary import TEXT_RULE
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["CATALOG_MAX_BYTES", "KINDS", "Catalog", "CatalogEntry", "CatalogError", "load_catalog", "parse_catalog"]
 
 CHANNELS = frozenset({"module", "path", "pip", "conda", "driver", "manual"})
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_PLACEHOLDER = lazy_compile(r"\{(\w+)\}")
 
 
 @record(frozen=True)

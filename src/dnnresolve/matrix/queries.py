@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from ..errors import MatrixError
+from ..lazyre import lazy_compile
 from ..pkgname import canonicalize_name
 from .nvidia import NvidiaQueries, same_series
 
@@ -215,7 +216,7 @@ def _pinned_version(spec: SpecifierSet) -> Version | None:
     return None
 
 
-_CONDA_ENVIRONMENT = re.compile(r"cudatoolkit|cudnn|cuda|cuda-.*|cuda\d+|pytorch-cuda|cpuonly|python|pip")
+_CONDA_ENVIRONMENT = lazy_compile(r"cudatoolkit|cudnn|cuda|cuda-.*|cuda\d+|pytorch-cuda|cpuonly|python|pip")
 
 
 def conda_names_of(frameworks: list[FrameworkRelease]) -> dict[str, str]:
