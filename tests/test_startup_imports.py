@@ -159,6 +159,30 @@ def test_a_lazy_pattern_compiles_on_first_use_and_answers_as_the_pattern() -> No
     assert (lazy.pattern, lazy.flags, lazy.groups) == (real.pattern, real.flags, real.groups)
 
 
+# Where NVML is not to be asked (turned off here; no driver visible on most machines that explain a log), its answer
+# is known at once: detection starts no thread for it (a thread's start waits for the scheduler: ~1 ms on a busy
+# machine)
+def test_a_detection_that_asks_no_nvml_starts_no_thread(tmp_path: Path) -> None:
+    code = (
+        "import sys, threading\n"
+        "names = []\n"
+        "start = threading.Thread.start\n"
+        "def counted(self):\n"
+        "    names.append(self.name)\n"
+        "    start(self)\n"
+        "threading.Thread.start = counted\n"
+        "from dnnresolve.cli import main\n"
+        "try:\n"
+        f"    main({['explain', '--json', CLASSIC]!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write('MODULES ' + ' '.join(n for n in names if 'nvml' in n) + '\\n')\n"
+    )
+    env = {"DNNRESOLVE_NVML": "0"}
+    loaded_by(code, tmp_path, env)
+    assert loaded_by(code, tmp_path, env) == []
+
+
 # typing costs a start-up 0.15x a bare interpreter: explain --json of one message (a budgeted first question) imports
 # none of it (annotations are text; the names they use are imported for the type checker only). The text writers'
 # records (render.styled: NamedTuple, Protocol) still import it.

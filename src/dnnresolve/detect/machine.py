@@ -134,8 +134,10 @@ def _start(ctx: ProbeContext, given: frozenset[str]) -> None:
 def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = frozenset(), pip: bool = True) -> Runtime:
     libraries = not {"cuda", "cudnn"} <= given  # flags name both: no toolkit or library probe runs
     devices = not {"driver", "gpu"} <= given  # flags name both: no nvidia-smi, no NVML
-    # a daemon thread: NVML can hang inside the driver, and that must not keep the process alive
-    nvml_job = Job(lambda: nvml.probe(ctx), "dnnresolve-nvml-probe") if devices else None
+    # a daemon thread: NVML can hang inside the driver, and that must not keep the process alive (where no driver is
+    # visible the answer is known at once: no thread)
+    nvml_known = nvml.not_asked(ctx) if devices else nvml.NvmlReport()
+    nvml_job = Job(lambda: nvml.probe(ctx), "dnnresolve-nvml-probe") if nvml_known is None else None
 
     drv = _guarded(ctx, "driver", lambda: driver.probe_system(ctx), driver.DriverReport)
     py = _guarded(ctx, "python", lambda: python_env.probe(ctx), python_env.PythonReport)
@@ -149,7 +151,11 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = fr
         cudnns = _guarded(ctx, "cudnn", lambda: cudnn.probe(ctx, toolkits, py, env_conda, mods, cache), list)
     smi_report = _guarded(ctx, "nvidia-smi", lambda: smi.probe(ctx), smi.SmiReport) if devices else smi.SmiReport()
     nvml_report = (
-        nvml_job.result(lambda: nvml.NvmlReport(failure="NVML: probe failed")) if nvml_job else nvml.NvmlReport()
+        nvml_known
+        if nvml_known is not None
+        else nvml_job.result(lambda: nvml.NvmlReport(failure="NVML: probe failed"))
+        if nvml_job
+        else nvml.NvmlReport()
     )
     _guarded(ctx, "driver", lambda: driver.merge_programs(ctx, drv, nvml_report, smi_report), lambda: None)
     gpus: list[Gpu] = _guarded(
