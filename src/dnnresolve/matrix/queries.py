@@ -124,13 +124,17 @@ class Matrix(NvidiaQueries):
         for i, version_text, covers, oses in self._raw("framework_index", name):
             if os_name is not None and os_name not in oses:
                 continue
-            version = Version(version_text)
+            # (a release is parsed only where it is compared: a pinned lookup mostly reads the rows' covers)
             if pinned is not None:
                 if covers and _surely_outside(covers, pinned):
                     continue
-                hit = SpecifierSet(covers).contains(pinned, prereleases=True) if covers else pinned == version
+                hit = (
+                    SpecifierSet(covers).contains(pinned, prereleases=True)
+                    if covers
+                    else pinned == Version(version_text)
+                )
             else:
-                hit = specifier.contains(version, prereleases=True)
+                hit = specifier.contains(Version(version_text), prereleases=True)
             if hit:
                 out.append(self._framework_row(i))
         return sorted(out, key=lambda f: (f.version, f.os))
