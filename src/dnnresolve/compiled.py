@@ -54,6 +54,7 @@ COMPILERS = (
     "specs.py",
     "cachedir.py",
     "readfile.py",  # the catalog reads the vocabulary (its runtime texts) while it is validated
+    "lazyre.py",  # the module-level regexes of those above
     "explain/__init__.py",
     "explain/catalog.py",
     "explain/datafile.py",
