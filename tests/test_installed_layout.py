@@ -92,3 +92,21 @@ def test_a_damaged_shipped_file_is_one_clear_line(site: Path, tmp_path: Path) ->
     assert r.returncode == 2, r.stderr
     (line,) = [x for x in r.stderr.splitlines() if not x.startswith("TOML ")]
     assert "compat_matrix.compiled" in line and "reinstall" in line and "Traceback" not in r.stderr
+
+
+def test_the_shipped_catalog_is_the_catalog_its_toml_validates_to(site: Path) -> None:
+    """The wheel ships the catalog validated (``compile_catalog``), built back by position without validating
+    again: every entry, marker, library rule and the anchors that prefilter a line are those the TOML gives."""
+    from dnnresolve.explain.catalog import load_catalog, parse_catalog
+
+    shipped = site / "dnnresolve" / "data" / "error_catalog.compiled"
+    compiled = load_catalog(shipped)
+    parsed = parse_catalog((REPO / "data" / "error_catalog.toml").read_text(encoding="utf-8"), str(shipped))
+    assert len(compiled.entries) == len(parsed.entries) > 100
+    assert compiled.entries == parsed.entries
+    assert [e.line for e in compiled.entries] == [e.line for e in parsed.entries]
+    assert compiled.markers == parsed.markers and compiled.libraries == parsed.libraries
+    assert compiled.anchors == parsed.anchors and compiled.framework_names == parsed.framework_names
+    assert compiled.packages == parsed.packages
+    classic = next(e for e in compiled.entries if e.pattern.search(CLASSIC))
+    assert classic == next(e for e in parsed.entries if e.pattern.search(CLASSIC))

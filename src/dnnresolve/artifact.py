@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from packaging.specifiers import SpecifierSet
@@ -183,12 +183,13 @@ def index_build(
 @functools.lru_cache(maxsize=1)
 def _recorded() -> dict[str, Any]:
     # the wheel's data/ beside this module, else the checkout's data/ (importlib.resources would pull zipfile,
-    # shutil and lzma into every start)
-    here = Path(__file__).resolve().parent
-    path = here / "data" / PUBLISHED_FILE
-    if not path.is_file():
-        path = here.parents[1] / "data" / PUBLISHED_FILE
-    text = path.read_text(encoding="utf-8")
+    # shutil and lzma into every start; pathlib, urllib.parse and ipaddress: paths are text here)
+    here = os.path.dirname(os.path.realpath(__file__))
+    path = os.path.join(here, "data", PUBLISHED_FILE)
+    if not os.path.isfile(path):
+        path = os.path.join(os.path.dirname(os.path.dirname(here)), "data", PUBLISHED_FILE)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
     data: dict[str, Any] = json.loads(text)
     return data
 

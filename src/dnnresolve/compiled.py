@@ -1,4 +1,5 @@
-"""Data compiled once and keyed by its content: the matrix's validated rows and the error catalog's document.
+"""Data compiled once and keyed by its content: the matrix's validated rows, the error catalog (in the wheel its
+validated records, in the user cache its document) and the vocabulary's document.
 
 Parsing and validating the matrix's TOML takes a quarter of a second; its compiled form is read in milliseconds,
 one table or package at a time. A compiled file is ``MAGIC``, the header's size (4 bytes, little-endian), the
@@ -54,6 +55,7 @@ COMPILERS = (
     "specs.py",
     "cachedir.py",
     "readfile.py",  # the catalog reads the vocabulary (its runtime texts) while it is validated
+    "lazyre.py",  # the module-level regexes of those above
     "explain/__init__.py",
     "explain/catalog.py",
     "explain/datafile.py",

@@ -40,8 +40,9 @@ def started() -> ProbeContext | None:
     return _started.pop() if _started else None
 
 
-def runtime_for(args: argparse.Namespace, matrix: Matrix) -> Runtime:
-    """--target PROFILE.json replaces detection; --no-detect starts from nothing; flags override either."""
+def runtime_for(args: argparse.Namespace, matrix: Matrix, pip: bool = True) -> Runtime:
+    """--target PROFILE.json replaces detection; --no-detect starts from nothing; flags override either. ``pip``:
+    detection reads pip's configuration (``detect_runtime``)."""
     from .detect.overrides import runtime_from_flags
 
     target = getattr(args, "target", None)
@@ -54,7 +55,9 @@ def runtime_for(args: argparse.Namespace, matrix: Matrix) -> Runtime:
     else:
         from .detect.machine import detect_runtime
 
-        base = detect_runtime(root=getattr(args, "root", None), matrix=matrix, given=_given(args), started=started())
+        base = detect_runtime(
+            root=getattr(args, "root", None), matrix=matrix, given=_given(args), started=started(), pip=pip
+        )
     return runtime_from_flags(
         base,
         driver=getattr(args, "driver", None),

@@ -10,9 +10,10 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 
 from .errors import MatrixError
+from .lazyre import lazy_compile
 
 TABLES = ("framework", "wheel_pins", "cuda", "cuda_family", "cudnn", "gpu", "cuda_image", "os_python", "cuda_name")
-URL = re.compile(r"https?://[^\s\"'<>]+")
+URL = lazy_compile(r"https?://[^\s\"'<>]+")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .compat import CudnnRule
-from .cuda_names import build as _cuda_name
-from .images import build_cuda_image, build_os_python
 from .model import (
     COMPANIONS,
     CudaFamily,
@@ -66,6 +64,9 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     from packaging.specifiers import SpecifierSet
+
+    from .cuda_names import CudaName
+    from .images import CudaImage, OsPython
 
     T = TypeVar("T")
 
@@ -438,6 +439,26 @@ def _gpu(row: Row) -> GpuModel:
     )
 
 
+# the image and CUDA-name tables are built by their own modules, imported when a row of theirs is first built (a
+# framework or GPU lookup, every first question's, builds none)
+def _cuda_image(row: Row) -> CudaImage:
+    from .images import build_cuda_image
+
+    return build_cuda_image(row)
+
+
+def _os_python(row: Row) -> OsPython:
+    from .images import build_os_python
+
+    return build_os_python(row)
+
+
+def _cuda_name(row: Row) -> CudaName:
+    from .cuda_names import build
+
+    return build(row)
+
+
 BUILDERS: dict[str, Callable[[Row], Any]] = {
     "framework": _framework,
     "wheel_pins": _wheel_pins,
@@ -445,7 +466,7 @@ BUILDERS: dict[str, Callable[[Row], Any]] = {
     "cuda_family": _cuda_family,
     "cudnn": _cudnn,
     "gpu": _gpu,
-    "cuda_image": build_cuda_image,
-    "os_python": build_os_python,
+    "cuda_image": _cuda_image,
+    "os_python": _os_python,
     "cuda_name": _cuda_name,
 }

@@ -1,10 +1,10 @@
 """Did-you-mean: the names dnnresolve knows that are nearest to one it does not (a package, a GPU, a command-line
 option), and the GPU names people type (``4090``, ``rtx4090``, ``RTX 4090 Ti``) read against the matrix's table.
-Imported only when a name is not found: an error path, or a ``--gpu`` spelled otherwise than the table."""
+Imported only when a name is not found: an error path, or a ``--gpu`` spelled otherwise than the table; ``plan``
+imports it to find that its names are all known, and difflib only loads when one is not."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 
@@ -28,6 +28,8 @@ def did_you_mean(names: Sequence[str], quoted: bool = True) -> str:
 
 
 def _ratio(a: str, b: str) -> float:
+    import difflib
+
     return difflib.SequenceMatcher(None, a, b).ratio()
 
 
@@ -126,6 +128,8 @@ def unrecognized(words: Sequence[str], options: Sequence[str], command: str = ""
 
 def nearest_word(word: str, choices: Sequence[str]) -> str | None:
     """The one of ``choices`` ``word`` is a slip for (``plna`` -> ``plan``), if any is near enough."""
+    import difflib
+
     found = difflib.get_close_matches(word, choices, n=1, cutoff=0.7)
     return found[0] if found else None
 
@@ -211,6 +215,8 @@ def guess_gpu(typed: str, rows: Sequence[GpuRow], limit: int = 3) -> GpuGuess:
     numbers = {w for w in words if w.isdigit() and len(w) >= _MODEL_DIGITS}
     pool = [(form, row) for form, row, _ in forms if numbers.intersection(form)] or [(f, r) for f, r, _ in forms]
     spelled = {" ".join(form): row for form, row in reversed(pool)}  # (reversed: the first row keeps a spelling)
+    import difflib
+
     close = difflib.get_close_matches(" ".join(words), list(spelled), n=limit * 3, cutoff=0.6)
     return GpuGuess(None, _names([spelled[c] for c in close], words, limit))
 

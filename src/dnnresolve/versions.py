@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
+from .lazyre import lazy_compile
 from .records import field, record
 
 __all__ = [
@@ -346,9 +347,9 @@ def parse_build_tag(version: str) -> BuildTag:
 
 
 # a conda build string or a pattern of one: ``py3.9_cuda11.3_cudnn8.3.2_0``, ``cuda112py39h...``, ``cpu_py39h...``
-_CONDA_DOTTED = re.compile(r"(?:^|[_*])cuda(\d+\.\d+)")
-_CONDA_PACKED = re.compile(r"(?:^|[_*])cuda(\d{2,3})(?=py|_|h|\*|$)")
-_CONDA_CPU = re.compile(r"(?:^|[_*])cpu(?:_|$|py|\*)")
+_CONDA_DOTTED = lazy_compile(r"(?:^|[_*])cuda(\d+\.\d+)")
+_CONDA_PACKED = lazy_compile(r"(?:^|[_*])cuda(\d{2,3})(?=py|_|h|\*|$)")
+_CONDA_CPU = lazy_compile(r"(?:^|[_*])cpu(?:_|$|py|\*)")
 
 
 def parse_conda_build(build: str) -> BuildTag:

@@ -226,3 +226,24 @@ def test_a_probe_that_fails_in_a_way_nobody_foresaw_is_a_note() -> None:
         ctx.close()
     assert answer == []
     assert ctx.notes == ["cuda probe failed: ZeroDivisionError: integer division or modulo by zero"]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["libcudnn.so*", "libcudnn.so.*", "lib?udnn*", "[l]ibcud*", "libcud[!n]*", ".hidden*", "*.h", "LIBCUDNN*", "none*"],
+)
+def test_a_probe_glob_finds_what_glob_finds(tmp_path: Path, pattern: str) -> None:
+    """A library directory is listed once and only the names that start as the pattern does are matched by it:
+    the same paths as ``glob.glob``, hidden files and case as glob has them."""
+    import glob
+
+    names = ["libcudnn.so", "libcudnn.so.8", "libcudnn.so.8.9.2", "libcudart.so.12", "libcublas.so.12", ".hidden.so"]
+    names += [f"libother{i}.so.1" for i in range(200)] + ["cudnn.h", "cudnn_version_v8.h", "libCUDNN.so.9"]
+    for n in names:
+        (tmp_path / n).write_text("")
+    ctx = ProbeContext(None, {}, timeout=1, run_programs=False)
+    try:
+        found = ctx.glob(f"{tmp_path}/{pattern}")
+    finally:
+        ctx.close()
+    assert found == sorted(glob.glob(f"{tmp_path}/{pattern}"))

@@ -35,7 +35,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         else:
             with open_input(args.text, args.file, on_progress=progress) as (source, lines):
                 result = scan(lines)
-    runtime = runtime_for(args, matrix)  # (its programs ran while the text was read)
+    # (its programs ran while the text was read; the fixes name no index: pip's configuration is not read)
+    runtime = runtime_for(args, matrix, pip=False)
     for d in result.diagnoses:
         machine = machine_for(d, runtime, matrix)  # with what the log says of the machine that failed
         planned = plan_diagnosis(d, machine, matrix)

@@ -140,6 +140,11 @@ class ProbeContext:
         names = self._listing(directory)
         if not name.startswith("."):  # as glob: a wildcard does not match a leading dot
             names = [n for n in names if not n.startswith(".")]
+        # the names that start as the pattern does, before its regex tries them: of a library directory's thousand,
+        # a few (``libcudnn.so*``); names compare as they are here (fnmatch folds case only where paths do)
+        prefix = name[: min((name.find(c) for c in "*?[" if c in name), default=len(name))]
+        if prefix and os.path.normcase("A") == "A":
+            names = [n for n in names if n.startswith(prefix)]
         return sorted(self.target(os.path.join(directory, n)) for n in fnmatch.filter(names, name))
 
     def _listing(self, directory: str) -> list[str]:

@@ -85,6 +85,7 @@ def detect_runtime(
     run_programs: bool | None = None,
     given: frozenset[str] = frozenset(),
     started: ProbeContext | None = None,
+    pip: bool = True,
 ) -> Runtime:
     """What the machine (or the copy of one under ``root``) provides, with where each fact came from.
 
@@ -92,13 +93,14 @@ def detect_runtime(
     the packaged one is loaded when it is not given. The DNNRESOLVE_* overrides in ``env`` apply last.
     ``given``: components the caller's flags replace anyway ("cuda" and "cudnn" together, "driver" and "gpu"
     together); their probes do not run. ``started``: what ``start_detection`` returned for the same arguments
-    (which it then replaces).
+    (which it then replaces). ``pip``: read pip's configuration (``Runtime.pip``); a caller whose answer does not
+    depend on the indexes (explain) leaves it None.
     """
     ctx = started or start_detection(root, env, timeout, run_programs=run_programs, given=given)
     env = ctx.env
     try:
         matrix = matrix if matrix is not None else _packaged_matrix(ctx)
-        rt = _detect(ctx, matrix, given)
+        rt = _detect(ctx, matrix, given, pip)
     finally:
         ctx.close()
     return apply_env_overrides(rt, env, matrix)
@@ -129,11 +131,13 @@ def _start(ctx: ProbeContext, given: frozenset[str]) -> None:
     modules.start(ctx)
 
 
-def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = frozenset()) -> Runtime:
+def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = frozenset(), pip: bool = True) -> Runtime:
     libraries = not {"cuda", "cudnn"} <= given  # flags name both: no toolkit or library probe runs
     devices = not {"driver", "gpu"} <= given  # flags name both: no nvidia-smi, no NVML
-    # a daemon thread: NVML can hang inside the driver, and that must not keep the process alive
-    nvml_job = Job(lambda: nvml.probe(ctx), "dnnresolve-nvml-probe") if devices else None
+    # a daemon thread: NVML can hang inside the driver, and that must not keep the process alive (where no driver is
+    # visible the answer is known at once: no thread)
+    nvml_known = nvml.not_asked(ctx) if devices else nvml.NvmlReport()
+    nvml_job = Job(lambda: nvml.probe(ctx), "dnnresolve-nvml-probe") if nvml_known is None else None
 
     drv = _guarded(ctx, "driver", lambda: driver.probe_system(ctx), driver.DriverReport)
     py = _guarded(ctx, "python", lambda: python_env.probe(ctx), python_env.PythonReport)
@@ -147,7 +151,11 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = fr
         cudnns = _guarded(ctx, "cudnn", lambda: cudnn.probe(ctx, toolkits, py, env_conda, mods, cache), list)
     smi_report = _guarded(ctx, "nvidia-smi", lambda: smi.probe(ctx), smi.SmiReport) if devices else smi.SmiReport()
     nvml_report = (
-        nvml_job.result(lambda: nvml.NvmlReport(failure="NVML: probe failed")) if nvml_job else nvml.NvmlReport()
+        nvml_known
+        if nvml_known is not None
+        else nvml_job.result(lambda: nvml.NvmlReport(failure="NVML: probe failed"))
+        if nvml_job
+        else nvml.NvmlReport()
     )
     _guarded(ctx, "driver", lambda: driver.merge_programs(ctx, drv, nvml_report, smi_report), lambda: None)
     gpus: list[Gpu] = _guarded(
@@ -186,7 +194,8 @@ def _detect(ctx: ProbeContext, matrix: Matrix | None, given: frozenset[str] = fr
     if pinned is not None:
         rt.conda_cuda, rt.sources["conda_cuda"] = pinned
     rt.modules = [Module(m.name, m.version, m.loaded, mods.files.get(m.full, "")) for m in mods.modules]
-    rt.pip = _guarded(ctx, "pip", lambda: pipconf.pip_context(ctx.env, ctx.root), PipContext)
+    if pip:
+        rt.pip = _guarded(ctx, "pip", lambda: pipconf.pip_context(ctx.env, ctx.root), PipContext)
     if any(not m.loaded for m in mods.modules):
         rt.sources["modules"] = "$MODULEPATH" + (f", {mods.tool} avail" if mods.tool and ctx.run_programs else "")
     rt.notes = ctx.notes

@@ -43,13 +43,22 @@ class NvmlReport:
     failure: str = ""
 
 
-def probe(ctx: ProbeContext) -> NvmlReport:
+def not_asked(ctx: ProbeContext) -> NvmlReport | None:
+    """The report when NVML is not to be asked at all (under --root, turned off, no driver visible): known at once,
+    with no thread to start; None when ``probe`` must load it."""
     if ctx.root is not None or not ctx.run_programs:
         return NvmlReport(failure="NVML: not used under --root")
     if ctx.env.get("DNNRESOLVE_NVML", "") == "0":
         return NvmlReport(failure="NVML: turned off by DNNRESOLVE_NVML=0")
     if not _driver_visible(ctx):
         return NvmlReport(failure=f"NVML: {LIBRARY} not found (no NVIDIA driver visible)")
+    return None
+
+
+def probe(ctx: ProbeContext) -> NvmlReport:
+    skipped = not_asked(ctx)
+    if skipped is not None:
+        return skipped
     box: list[NvmlReport] = []
     worker = threading.Thread(target=lambda: box.append(_query()), name="dnnresolve-nvml", daemon=True)
     worker.start()

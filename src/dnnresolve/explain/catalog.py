@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 
 from ..compat import CudnnRule
-from ..records import field, record
+from ..lazyre import lazy_compile
+from ..records import record
 from .datafile import CATALOG_MAX_BYTES, KINDS, CatalogError, _read, _read_bytes, _toml, compile_pattern, cut_pattern
 from .vocabulary import TEXT_RULE
 
@@ -25,9 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CATALOG_MAX_BYTES", "KINDS", "Catalog", "CatalogEntry", "CatalogError", "load_catalog", "parse_catalog"]
 
-_TEXT_ANCHORS = "compiled_text_anchors"  # (a key only compile_catalog writes, never the TOML)
 CHANNELS = frozenset({"module", "path", "pip", "conda", "driver", "manual"})
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_PLACEHOLDER = lazy_compile(r"\{(\w+)\}")
 
 
 @record(frozen=True)
@@ -115,10 +115,13 @@ class Catalog:
     libraries: list[LibraryRule]
     framework_names: dict[str, str]
     packages: dict[str, str]
-    anchors: tuple[str, ...] = field(init=False)  # the prefilter: lower case, none holding another
+    # the prefilter: lower case, none holding another; worked out from the entries unless given (a compiled
+    # catalog holds them)
+    anchors: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        self.anchors = _minimal(a for e in self.entries for a in e.anchors)
+        if not self.anchors:
+            self.anchors = _minimal(a for e in self.entries for a in e.anchors)
 
     def entry(self, entry_id: str) -> CatalogEntry:
         for e in self.entries:
@@ -190,9 +193,24 @@ def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     p = os.fspath(path) if path is not None else packaged_catalog_file()
     key = os.path.normpath(p)  # (the same file however its path is spelled, as Path compared them)
     if key not in _CACHE:
-        packaged = key == os.path.normpath(packaged_catalog_file())
-        _CACHE[key] = _load_packaged(p) if packaged else parse_catalog(_read(p), p)
+        if p.endswith(".compiled"):  # (compiled.SUFFIX) what the wheel ships: the validated catalog itself
+            _CACHE[key] = _load_shipped(p)
+        elif key == os.path.normpath(packaged_catalog_file()):
+            _CACHE[key] = _load_packaged(p)
+        else:
+            _CACHE[key] = parse_catalog(_read(p), p)
     return _CACHE[key]
+
+
+def _load_shipped(p: str) -> Catalog:
+    """A compiled catalog (``compile_catalog``): its entries as validated, its prefilter worked out."""
+    from .. import compiled
+
+    try:
+        form = compiled.open_shipped(p, "catalog").load("catalog")
+        return _from_form(form, p)
+    except (OSError, ValueError, EOFError, TypeError, KeyError) as exc:
+        raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
 
 
 def _load_packaged(p: str) -> Catalog:
@@ -200,12 +218,6 @@ def _load_packaged(p: str) -> Catalog:
     read, parsed and compiled. Its regexes compile on first use (the test suite compiles every one)."""
     from .. import compiled
 
-    if p.endswith(compiled.SUFFIX):  # what the wheel ships: the validated document itself
-        try:
-            doc = compiled.open_shipped(p, "catalog").load("doc")
-        except (OSError, ValueError, EOFError, TypeError) as exc:
-            raise CatalogError(f"cannot read the error catalog: {exc}", str(p)) from exc
-        return catalog_from_document(doc, {}, str(p), compile_now=False)
     data = _read_bytes(p)
     key = compiled.source_key(data)
     found = compiled.load("catalog", p, key)
@@ -224,19 +236,66 @@ def _load_packaged(p: str) -> Catalog:
 
 
 def compile_catalog(data: bytes, path: str) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """The compiled form of a catalog file's bytes (for the wheel's build); CatalogError if invalid."""
+    """The compiled form of a catalog file's bytes (for the wheel's build): the catalog validated (every regex
+    compiled), as plain data that ``_from_form`` builds back without validating again; CatalogError if invalid.
+    The anchors of the rule that reads the runtime's texts are the vocabulary's now (the wheel ships both), so
+    that a first question loads the vocabulary only when a line holds one of them."""
     from ..compiled import dumps
 
-    parse_catalog(data.decode("utf-8"), path)
-    doc = _toml(data.decode("utf-8"), path)
-    # the anchors of the rule that reads the runtime's texts, taken from the vocabulary now, so that a first
-    # question loads the vocabulary only when a line holds one of them
-    from .vocabulary import load_vocabulary, text_rule
+    text = data.decode("utf-8")
+    catalog = parse_catalog(text, path)
+    return {"catalog": dumps(_form(catalog))}, {}
 
-    for row in doc.get("error", []):
-        if row.get("texts") == "cudaGetErrorString":
-            row[_TEXT_ANCHORS] = list(text_rule(load_vocabulary()))
-    return {"doc": dumps(doc)}, {}
+
+def _form(catalog: Catalog) -> dict[str, Any]:
+    """``catalog`` as plain data (``marshal``): each record's init fields in order, but the path, which is where
+    it is loaded from."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, CudnnRule):
+            return value.value
+        if isinstance(value, tuple) and value and isinstance(value[0], FixTemplate):
+            return tuple((f.channel, f.text) for f in value)
+        return value
+
+    return {
+        "entries": [tuple(plain(getattr(e, n)) for n in _fields(CatalogEntry)) for e in catalog.entries],
+        "markers": [tuple(getattr(m, n) for n in _fields(Marker)) for m in catalog.markers],
+        "libraries": [tuple(getattr(r, n) for n in _fields(LibraryRule)) for r in catalog.libraries],
+        "framework_names": catalog.framework_names,
+        "packages": catalog.packages,
+        "anchors": catalog.anchors,
+    }
+
+
+def _from_form(form: dict[str, Any], path: str) -> Catalog:
+    """The catalog ``_form`` wrote, its records built by position (no row is validated again)."""
+    fields = _fields(CatalogEntry)
+    rule_at, fixes_at = fields.index("cudnn_rule"), fields.index("fixes")
+    entries = []
+    for values in form["entries"]:
+        row = list(values)
+        if row[rule_at] is not None:
+            row[rule_at] = CudnnRule(row[rule_at])
+        row[fixes_at] = tuple(FixTemplate(channel, text) for channel, text in row[fixes_at])
+        row.append(path)
+        entries.append(CatalogEntry(*row))
+    return Catalog(
+        path,
+        entries,
+        [Marker(*values) for values in form["markers"]],
+        [LibraryRule(*(*values, path)) for values in form["libraries"]],
+        dict(form["framework_names"]),
+        dict(form["packages"]),
+        tuple(form["anchors"]),
+    )
+
+
+def _fields(cls: type) -> list[str]:
+    """A record's init fields in order, but ``path`` (the last, where it has one)."""
+    names = [n for n, f in cls.__record_fields__.items() if f.init]  # type: ignore[attr-defined]
+    assert "path" not in names[:-1], cls
+    return names[:-1] if names[-1] == "path" else names
 
 
 def parse_catalog(text: str, path: str = "error_catalog.toml", compile_now: bool = True) -> Catalog:
@@ -312,12 +371,10 @@ def _entry(row: dict[str, Any], where: str, path: str, line: int | None, decoder
     # the CUDA runtime's texts (``texts``) takes its anchors and regex from the vocabulary
     advice_only = bool(row.get("codes")) and "anchors" not in row and "pattern" not in row
     texts_rule = row.get("texts") == "cudaGetErrorString"
-    if texts_rule and isinstance(row.get(_TEXT_ANCHORS), list):  # the wheel's compiled catalog: taken at build
-        anchors: Any = row[_TEXT_ANCHORS]
-    elif texts_rule:
+    if texts_rule:
         from .vocabulary import load_vocabulary, text_rule
 
-        anchors = list(text_rule(load_vocabulary()))
+        anchors: Any = list(text_rule(load_vocabulary()))
     else:
         anchors = [] if advice_only else row.get("anchors")
     if (

@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lazyre import lazy_compile
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .catalog import CatalogEntry
 
-_SPACE = re.compile(r"\s+")
+_SPACE = lazy_compile(r"\s+")
 # Text no sentence starts in: a start pattern that matches before its end matches (nearly) anywhere, and the
 # regex engine's own search is the faster way through a line
 _PROBE = "~~~~~~~~ ~~~~~~~~"

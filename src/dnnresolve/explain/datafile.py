@@ -8,6 +8,7 @@ import os
 import re
 
 from ..errors import MatrixError
+from ..lazyre import lazy_compile
 from ..schema import toml_loads
 
 TYPE_CHECKING = False
@@ -94,8 +95,8 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
 # Where a message cut short may end: the end of its line or text, after any dots or brackets a title leaves there
 # ("... or one", "...was printed a…"); not before a quote, which ends a string a traceback's source line quotes
 _CUT_END = r"(?=[ \t.…)\]]*(?:\n|\Z))"
-_GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
-_QUANTIFIER = re.compile(r"[*+?](?:[?+])?|\{\d*(?:,\d*)?\}[?+]?")
+_GLOBAL_FLAGS = lazy_compile(r"\(\?[aiLmsux]+\)")
+_QUANTIFIER = lazy_compile(r"[*+?](?:[?+])?|\{\d*(?:,\d*)?\}[?+]?")
 
 
 def cut_pattern(pattern: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
+from ..lazyre import lazy_compile
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
 from .decoded import Decoded, Decoder, fill, plain
 from .library_decoders import dll_loader, library, library_versions, status_code, status_text, undefined_symbol
@@ -294,8 +295,8 @@ def versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework:
 
 # torch and its companion named in a title, each with the CUDA its build is for in any spelling ("cu118",
 # "CUDA 11.8", "cuda-11.8", "CUDA Version=11.8", a bare "11.8" of a CUDA release's range)
-_SIDE = re.compile(r"(?<![\w-])(?:(?P<companion>torchvision|torchaudio)|(?:py)?torch)(?![a-z-])", re.I)
-_CUDA_SPELT = re.compile(
+_SIDE = lazy_compile(r"(?<![\w-])(?:(?P<companion>torchvision|torchaudio)|(?:py)?torch)(?![a-z-])", re.I)
+_CUDA_SPELT = lazy_compile(
     r"(?<![\w.])(?:cu(?P<tag>\d{3})|(?:cuda[ _=:-]*(?:version[ =:]*)?)?(?P<dotted>(?:[7-9]|1[0-9])\.\d))(?![\w]|\.\d)",
     re.I,
 )

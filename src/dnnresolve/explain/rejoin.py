@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
+from ..lazyre import lazy_compile
 from .datafile import built_once
 
 TYPE_CHECKING = False
@@ -44,13 +45,13 @@ __all__ = [
 # (a comma typed for a soname's dot, "libcudart,so.11.0", stays inside the name: the vocabulary reads it so)
 # _LEFT starts only where a token starts: searched from every character of a long run (a 300-digit version) it
 # would run to the run's end from each, quadratic in the run; the leftmost start is never inside a run anyway
-_LEFT = re.compile(r"(?<![\w.+@-])(?:[\w.+@-]|,(?=so\b))+$")
-_RIGHT = re.compile(r"(?:[\w.+@-]|,(?=so\b))+")
+_LEFT = lazy_compile(r"(?<![\w.+@-])(?:[\w.+@-]|,(?=so\b))+$")
+_RIGHT = lazy_compile(r"(?:[\w.+@-]|,(?=so\b))+")
 # A version as frameworks spell it: 12.4, 8.9.2, v11.8, an encoded 8902 / 12020, cu118, cudnn91, sm_86, compute_89
-_VERSION = re.compile(r"v?\d+(?:\.\d+)+|\d{3,6}|(?:cu|cuda|cudnn|sm_|compute_)\d+[a-z]?", re.IGNORECASE)
+_VERSION = lazy_compile(r"v?\d+(?:\.\d+)+|\d{3,6}|(?:cu|cuda|cudnn|sm_|compute_)\d+[a-z]?", re.IGNORECASE)
 # What is left of a catalog regex once its syntax is dropped: the words of its sentences
-_SYNTAX = re.compile(r"\(\?P<\w+>|\(\?P=\w+\)|\(\?[aiLmsux-]+\)|\\[A-Za-z]")
-_WORD = re.compile(r"[A-Za-z]{2,}")
+_SYNTAX = lazy_compile(r"\(\?P<\w+>|\(\?P=\w+\)|\(\?[aiLmsux-]+\)|\\[A-Za-z]")
+_WORD = lazy_compile(r"[A-Za-z]{2,}")
 EXHAUSTIVE = 3  # glue points up to which every combination is tried (2**3 readings); more are tried in turn
 
 
@@ -168,13 +169,13 @@ def glue_points(rows: Sequence[str], open_ends: Sequence[bool], catalog: Catalog
     return points
 
 
-_PATH = re.compile(r"[\\/][^\s\\/]*$")  # a row that ends inside a path (its last segment)
+_PATH = lazy_compile(r"[\\/][^\s\\/]*$")  # a row that ends inside a path (its last segment)
 # what opens the next row goes on with a directory (a name with spaces: "WESpeechS" / "Server Initializing
 # api\\onnxruntime_providers_cuda.dll") or an extension
-_PATH_GOES_ON = re.compile(r"(?:[^\s\"'<>|]+ ){0,2}[^\s\"'<>|]*[\\/.]")
+_PATH_GOES_ON = lazy_compile(r"(?:[^\s\"'<>|]+ ){0,2}[^\s\"'<>|]*[\\/.]")
 # snake_case, a function's camelCase, a versioned or a mangled C++ symbol, on one side of the break ("found" /
 # "Ignore" is two sentences run together, "RuntimeError" a new message, not an identifier's rest)
-_IDENTIFIER = re.compile(r"[_@]|^[a-z]+[A-Z]")
+_IDENTIFIER = lazy_compile(r"[_@]|^[a-z]+[A-Z]")
 
 
 def _word(letters: str) -> str:
@@ -183,8 +184,8 @@ def _word(letters: str) -> str:
 
 # Punctuation a wrap may put at a line's start ("condition" / ": cuda>=11.0"), or leave at its end before what it
 # opens ("cuda>=" / "11.0"); a full stop that ends a line ends a sentence
-_PUNCTUATION = re.compile(r"[:;,.!?)\]}>=/\\'\"`-]")
-_OPENING = re.compile(r"[=(\[{<'\"`/\\]")
+_PUNCTUATION = lazy_compile(r"[:;,.!?)\]}>=/\\'\"`-]")
+_OPENING = lazy_compile(r"[=(\[{<'\"`/\\]")
 
 
 def _letters_before(text: str) -> str:
@@ -252,8 +253,8 @@ def score(spans: Sequence[tuple[int, int]], values: int, text: str) -> tuple[int
 
 
 _SHAPE = str.maketrans("0123456789", "0000000000")
-_PROSE = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,}")  # two words apart: a message's text, not its logger's prefix
-_PREFIX_MARK = re.compile(r"[\d\[\]|:<>]")  # what a logger's prefix holds: a time, a level in brackets, a file:line
+_PROSE = lazy_compile(r"[A-Za-z]{2,} [A-Za-z]{2,}")  # two words apart: a message's text, not its logger's prefix
+_PREFIX_MARK = lazy_compile(r"[\d\[\]|:<>]")  # what a logger's prefix holds: a time, a level in brackets, a file:line
 
 
 def shared_prefix(line: str, first: str) -> int:
@@ -295,7 +296,7 @@ _CONTINUATION_PREFIX = (  # (compiled on first use, by re's cache: most runs wra
     r"|(?:\[(?:[\d/:. -]+|TRT|[IWEF]|TensorRT|INFO|WARNING|ERROR)\] ?)+)? *"
 )
 
-CONTINUATION = re.compile(_CONTINUATION_PREFIX)
+CONTINUATION = lazy_compile(_CONTINUATION_PREFIX)
 
 
 def continuation(line: str, first: str) -> str:

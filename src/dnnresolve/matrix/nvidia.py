@@ -3,6 +3,7 @@ models by name."""
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Iterator
 
 from .rows import MatrixRows
@@ -183,7 +184,8 @@ class NvidiaQueries(MatrixRows):
                     position, best_len = at, len(k)
         if position is None:
             return None
-        i, line, d = self._raw("gpu")[position]
+        blob = self._cached.blob(f"packages/gpu_row/{position}")
+        i, line, d = marshal.loads(blob) if blob is not None else self._raw("gpu")[position]
         gpu: GpuModel = self._one("gpu", i, line, d)
         return gpu
 

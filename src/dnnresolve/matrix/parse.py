@@ -56,7 +56,7 @@ def compiled_form(
     matrix: Matrix, raw: dict[str, list[tuple[int, int, Any]]]
 ) -> tuple[dict[str, bytes], dict[str, Any]]:
     """What a compiled matrix holds (see ``compiled``): blobs of each table, of each package's framework and
-    wheel_pins rows, of each framework row; and, read at once, the package names and the GPU name keys."""
+    wheel_pins rows, of each framework and GPU row; and, read at once, the package names and the GPU name keys."""
     from ..compiled import dumps
 
     per_package: dict[str, dict[str, list[tuple[int, int, Any]]]] = {"framework": {}, "wheel_pins": {}}
@@ -77,6 +77,8 @@ def compiled_form(
         index = [(i, d["version"], d.get("covers", ""), d["os"]) for i, _, d in rows]
         blobs[f"packages/framework_index/{n}"] = dumps(index)
     blobs.update({f"packages/framework_row/{i}": dumps((i, line, d)) for i, line, d in raw["framework"]})
+    # a GPU looked up by name reads its own row, not the table (unmarshalling it all was a third of a first lookup)
+    blobs.update({f"packages/gpu_row/{at}": dumps(row) for at, row in enumerate(raw["gpu"])})
     naming: dict[str, dict[str, list[int]]] = {"cuda": {}, "cudnn": {}}  # value -> the rows that list it
     for i, _, d in raw["framework"]:
         for key, rows_of in naming.items():

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from ..errors import MatrixError
+from ..lazyre import lazy_compile
 from ..pkgname import canonicalize_name
 from .nvidia import NvidiaQueries, same_series
 
@@ -123,13 +124,17 @@ class Matrix(NvidiaQueries):
         for i, version_text, covers, oses in self._raw("framework_index", name):
             if os_name is not None and os_name not in oses:
                 continue
-            version = Version(version_text)
+            # (a release is parsed only where it is compared: a pinned lookup mostly reads the rows' covers)
             if pinned is not None:
                 if covers and _surely_outside(covers, pinned):
                     continue
-                hit = SpecifierSet(covers).contains(pinned, prereleases=True) if covers else pinned == version
+                hit = (
+                    SpecifierSet(covers).contains(pinned, prereleases=True)
+                    if covers
+                    else pinned == Version(version_text)
+                )
             else:
-                hit = specifier.contains(version, prereleases=True)
+                hit = specifier.contains(Version(version_text), prereleases=True)
             if hit:
                 out.append(self._framework_row(i))
         return sorted(out, key=lambda f: (f.version, f.os))
@@ -215,7 +220,7 @@ def _pinned_version(spec: SpecifierSet) -> Version | None:
     return None
 
 
-_CONDA_ENVIRONMENT = re.compile(r"cudatoolkit|cudnn|cuda|cuda-.*|cuda\d+|pytorch-cuda|cpuonly|python|pip")
+_CONDA_ENVIRONMENT = lazy_compile(r"cudatoolkit|cudnn|cuda|cuda-.*|cuda\d+|pytorch-cuda|cpuonly|python|pip")
 
 
 def conda_names_of(frameworks: list[FrameworkRelease]) -> dict[str, str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,10 +14,10 @@ from ..plan_options import Option
 from ..profile import fact_sources, machine_json
 from ..solve.results import Candidate, Check, Status
 from .console import emit_json, writer
-from .styled import Hint, Piece, Writer
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (styled's records import typing's NamedTuple and Protocol: a JSON answer needs none)
     from ..doctor import CodeFinding
+    from .styled import Hint, Piece, Writer
 
 _MARK = {Status.OK: "ok", Status.FAIL: "MISSING", Status.WARN: "warn", Status.UNKNOWN: "?"}
 _HINT: dict[Status, Hint] = {Status.OK: "ok", Status.FAIL: "missing", Status.WARN: "warn", Status.UNKNOWN: "dim"}
@@ -193,6 +192,8 @@ def _emit_checks(out: Writer, best: Candidate) -> None:
     has = max((len(h) for _, _, h in rows), default=0)
     natural = max((len(n) for _, n, _ in rows), default=0)
     needs = min(natural, out.width - indent - component - 1 - has)
+    import textwrap  # (the text answer's only: not a JSON one's)
+
     for c, needed, found in rows:
         mark = ("  ", (f"{_MARK[c.status]:<{_MARK_WIDTH}}", _HINT[c.status]), " ")
         if needs < min(natural, _MIN_NEEDS):
