@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..versions import CudaVersion, parse_cuda_tag
+from ..versions import CudaVersion, VersionError, parse_cuda_tag
 from .decoded import Decoded, fill, plain
 
 TYPE_CHECKING = False
@@ -153,6 +153,16 @@ def status_text(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framewo
     return decoded
 
 
+def status_number(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    """A CUDA runtime error printed by its number alone (TensorRT's "CUDA initialization failure with error 35"):
+    read as the ``cudaError_t`` of that value, its kind and meaning the vocabulary's (35 is cudaErrorInsufficientDriver,
+    a driver too old); a number no header defines keeps the entry's own kind."""
+    from .vocabulary import load_vocabulary
+
+    decoded = _code_decoded(load_vocabulary().by_value("cudaError_t", int(m.group("number"))), catalog)
+    return decoded if decoded is not None else plain(m, entry, catalog, framework)
+
+
 def _code_decoded(codes: list[Code], catalog: Catalog) -> Decoded | None:
     from .vocabulary import load_vocabulary
 
@@ -241,6 +251,8 @@ def library_versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, fr
 
     decoded = plain(m, entry, catalog, framework)
     component = (m.groupdict().get("component") or "").strip()
+    if component.lower() == "cuda":  # the CUDA runtime itself: its number is the CUDA release (12010 = 12.1)
+        return _cuda_versions(m, decoded)
     macro = _VERSION_MACRO.get(component.lower(), "")
     vocabulary = load_vocabulary()
     rows = [("library", component)] if component else []
@@ -257,3 +269,28 @@ def library_versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, fr
         rows.append((group, f"{component} {version}  ({read[1]})"))
     decoded.rows = rows
     return decoded
+
+
+def _cuda_versions(m: re.Match[str], decoded: Decoded) -> Decoded:
+    """JAX's check of the CUDA runtime ("Outdated CUDA installation found ... Minimum supported: 12010 Installed
+    version: 12000"): the CUDA installed, and the release it must be at least (the minimum, else the build's)."""
+    g = m.groupdict()
+    installed, need_text = _encoded_cuda(g.get("installed")), g.get("minimum") or g.get("built")
+    need = _encoded_cuda(need_text)
+    decoded.rows = [("library", "the CUDA runtime")]
+    if installed is not None:
+        decoded.found = {"cuda": str(installed)}
+        decoded.facts["found_cuda"] = str(installed)
+        decoded.rows.append(("installed", f"CUDA {installed}  ({g['installed']} = major*1000 + minor*10)"))
+    if need is not None:
+        decoded.expected = {"cuda": str(need)}
+        decoded.facts["want_cuda"] = str(need)
+        decoded.rows.append(("at least", f"CUDA {need}  ({need_text} = major*1000 + minor*10)"))
+    return decoded
+
+
+def _encoded_cuda(text: str | None) -> CudaVersion | None:
+    try:
+        return CudaVersion.from_encoded(text) if text else None
+    except VersionError:  # not CUDA's encoding (a number cut short in a title)
+        return None
