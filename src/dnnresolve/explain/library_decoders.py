@@ -188,6 +188,8 @@ _SYMBOL_KIND = {
     "cuda": "cuda_version_mismatch",
     "cuda_math": "cuda_version_mismatch",
     "nccl": "missing_library",
+    "driver": "driver_too_old",
+    "tensorrt": "other",  # no kind names TensorRT (as for its engine versions)
 }
 _SYMBOL_OWNER = (  # a symbol's own name, when no library version names its owner
     (re.compile(r"cudnn", re.IGNORECASE), "cudnn", "cuDNN"),
@@ -196,12 +198,16 @@ _SYMBOL_OWNER = (  # a symbol's own name, when no library version names its owne
     (re.compile(r"^(?:cufft|cusparse|cusolver|curand|_*nvJitLink)", re.IGNORECASE), "cuda_math", "a CUDA math library"),
     # the CUDA runtime's API (cuda_runtime_api.h: every function is cudaXxx), versioned with the toolkit
     (re.compile(r"^cuda[A-Z]"), "cuda", "the CUDA runtime"),
+    # the driver API (cuda.h: cuInit, cuDevicePrimaryCtxRelease_v2, cuMemAllocAsync), in the driver's libcuda
+    (re.compile(r"^cu[A-Z]"), "driver", "the NVIDIA driver (libcuda)"),
 )
 _SYMBOL_WHY = {
     "cudnn": "two cuDNN releases are loaded together: one sub-library calls a function another release lacks",
     "cuda": "cuBLAS and cuBLASLt (or another CUDA library) of two CUDA releases are loaded together",
     "cuda_math": "CUDA libraries of two releases are loaded together",
     "nccl": "the framework was built against a newer NCCL than the one loaded",
+    "driver": "the program calls a driver API function that the installed driver's libcuda does not have yet",
+    "tensorrt": "libraries of two TensorRT releases are loaded together",
 }
 
 
