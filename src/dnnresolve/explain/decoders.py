@@ -21,6 +21,7 @@ from .library_decoders import (
     status_number,
     status_text,
     undefined_symbol,
+    windows_library,
 )
 
 TYPE_CHECKING = False
@@ -354,5 +355,6 @@ DECODERS: dict[str, Decoder] = {
     "versions": versions,
     "companion_cuda": companion_cuda,
     "undefined_symbol": undefined_symbol,
+    "windows_library": windows_library,
     "library_versions": library_versions,
 }

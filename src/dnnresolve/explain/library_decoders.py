@@ -118,6 +118,20 @@ def dll_loader(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framewor
     return decoded
 
 
+def windows_library(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    """An NVIDIA DLL a loader names with Windows' code (cuDNN's "Could not load library cudnn_cnn_infer64_8.dll.
+    Error code 193"): decoded as ``library`` decodes it, kind other where the code says the file is there but
+    cannot be loaded (193, 1114, ...), as torch's DLL loader is read."""
+    decoded = library(m, entry, catalog, framework)
+    code = m.groupdict().get("code")
+    if decoded is not None and code:
+        decoded.rows.append(("code", f"Windows error {code}"))
+        if int(code) not in _NOT_LOADED_CODES:
+            decoded.kind = "other"
+            decoded.rows[0] = ("not loaded", decoded.rows[0][1])
+    return decoded
+
+
 # ---------------------------------------------------------------- status codes
 
 
