@@ -45,8 +45,8 @@ ISSUE_FAMILIES = (
 # Recall of explain on main when the corpus last grew (percent); a change to explain may raise these, never
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
-    "tune": {"kind_recall": 97.6, "version_recall": 98.4},
-    "heldback": {"kind_recall": 94.6, "version_recall": 94.1},
+    "tune": {"kind_recall": 98.2, "version_recall": 98.7},
+    "heldback": {"kind_recall": 95.3, "version_recall": 94.1},
 }
 
 
