@@ -14,7 +14,16 @@ from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
 from ..lazyre import lazy_compile
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
 from .decoded import Decoded, Decoder, fill, plain
-from .library_decoders import dll_loader, library, library_versions, status_code, status_text, undefined_symbol
+from .library_decoders import (
+    dll_loader,
+    library,
+    library_versions,
+    status_code,
+    status_number,
+    status_text,
+    undefined_symbol,
+    windows_library,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the catalog imports this module (its rows name these functions), not the other way round
@@ -143,22 +152,25 @@ def cudnn_warning(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, frame
 
 
 def cudnn_minimum(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded:
+    """A cuDNN below the minimum a check names (JAX's "Outdated cuDNN installation found", its "Please upgrade to
+    9.10.1 or above"): the installed cuDNN, the minimum, and the build's where the message prints it."""
     g = m.groupdict()
     loaded = CudnnVersion.parse(g["loaded"])
-    built = CudnnVersion.parse(g["built"])
     minimum = CudnnVersion.parse(g["minimum"])
     rows = [
         ("installed", _cudnn_row(loaded, g["loaded"], None)),
         ("minimum supported", _cudnn_row(minimum, g["minimum"], None)),
-        ("built against", _cudnn_row(built, g["built"], None)),
     ]
     facts = {
         "found": str(loaded),
-        "built": str(built),
         "found_series": str(loaded.series),
         "want_series": str(minimum.series),
-        "want": f"{minimum.series} or newer",
+        "want": f"{minimum} or newer" if minimum.parts[2:3] not in ((), (0,)) else f"{minimum.series} or newer",
     }
+    if g.get("built"):
+        built = CudnnVersion.parse(g["built"])
+        rows.append(("built against", _cudnn_row(built, g["built"], None)))
+        facts["built"] = str(built)
     return Decoded({"cudnn": str(loaded)}, {"cudnn": str(minimum)}, rows, facts)
 
 
@@ -339,9 +351,11 @@ DECODERS: dict[str, Decoder] = {
     "plain": plain,
     "cuda_required": cuda_required,
     "status_code": status_code,
+    "status_number": status_number,
     "status_text": status_text,
     "versions": versions,
     "companion_cuda": companion_cuda,
     "undefined_symbol": undefined_symbol,
+    "windows_library": windows_library,
     "library_versions": library_versions,
 }

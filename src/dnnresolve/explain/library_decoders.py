@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..versions import CudaVersion, parse_cuda_tag
+from ..versions import CudaVersion, VersionError, parse_cuda_tag
 from .decoded import Decoded, fill, plain
 
 TYPE_CHECKING = False
@@ -118,6 +118,20 @@ def dll_loader(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framewor
     return decoded
 
 
+def windows_library(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    """An NVIDIA DLL a loader names with Windows' code (cuDNN's "Could not load library cudnn_cnn_infer64_8.dll.
+    Error code 193"): decoded as ``library`` decodes it, kind other where the code says the file is there but
+    cannot be loaded (193, 1114, ...), as torch's DLL loader is read."""
+    decoded = library(m, entry, catalog, framework)
+    code = m.groupdict().get("code")
+    if decoded is not None and code:
+        decoded.rows.append(("code", f"Windows error {code}"))
+        if int(code) not in _NOT_LOADED_CODES:
+            decoded.kind = "other"
+            decoded.rows[0] = ("not loaded", decoded.rows[0][1])
+    return decoded
+
+
 # ---------------------------------------------------------------- status codes
 
 
@@ -153,6 +167,16 @@ def status_text(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framewo
     return decoded
 
 
+def status_number(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
+    """A CUDA runtime error printed by its number alone (TensorRT's "CUDA initialization failure with error 35"):
+    read as the ``cudaError_t`` of that value, its kind and meaning the vocabulary's (35 is cudaErrorInsufficientDriver,
+    a driver too old); a number no header defines keeps the entry's own kind."""
+    from .vocabulary import load_vocabulary
+
+    decoded = _code_decoded(load_vocabulary().by_value("cudaError_t", int(m.group("number"))), catalog)
+    return decoded if decoded is not None else plain(m, entry, catalog, framework)
+
+
 def _code_decoded(codes: list[Code], catalog: Catalog) -> Decoded | None:
     from .vocabulary import load_vocabulary
 
@@ -178,6 +202,8 @@ _SYMBOL_KIND = {
     "cuda": "cuda_version_mismatch",
     "cuda_math": "cuda_version_mismatch",
     "nccl": "missing_library",
+    "driver": "driver_too_old",
+    "tensorrt": "other",  # no kind names TensorRT (as for its engine versions)
 }
 _SYMBOL_OWNER = (  # a symbol's own name, when no library version names its owner
     (re.compile(r"cudnn", re.IGNORECASE), "cudnn", "cuDNN"),
@@ -186,12 +212,16 @@ _SYMBOL_OWNER = (  # a symbol's own name, when no library version names its owne
     (re.compile(r"^(?:cufft|cusparse|cusolver|curand|_*nvJitLink)", re.IGNORECASE), "cuda_math", "a CUDA math library"),
     # the CUDA runtime's API (cuda_runtime_api.h: every function is cudaXxx), versioned with the toolkit
     (re.compile(r"^cuda[A-Z]"), "cuda", "the CUDA runtime"),
+    # the driver API (cuda.h: cuInit, cuDevicePrimaryCtxRelease_v2, cuMemAllocAsync), in the driver's libcuda
+    (re.compile(r"^cu[A-Z]"), "driver", "the NVIDIA driver (libcuda)"),
 )
 _SYMBOL_WHY = {
     "cudnn": "two cuDNN releases are loaded together: one sub-library calls a function another release lacks",
     "cuda": "cuBLAS and cuBLASLt (or another CUDA library) of two CUDA releases are loaded together",
     "cuda_math": "CUDA libraries of two releases are loaded together",
     "nccl": "the framework was built against a newer NCCL than the one loaded",
+    "driver": "the program calls a driver API function that the installed driver's libcuda does not have yet",
+    "tensorrt": "libraries of two TensorRT releases are loaded together",
 }
 
 
@@ -241,6 +271,8 @@ def library_versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, fr
 
     decoded = plain(m, entry, catalog, framework)
     component = (m.groupdict().get("component") or "").strip()
+    if component.lower() == "cuda":  # the CUDA runtime itself: its number is the CUDA release (12010 = 12.1)
+        return _cuda_versions(m, decoded)
     macro = _VERSION_MACRO.get(component.lower(), "")
     vocabulary = load_vocabulary()
     rows = [("library", component)] if component else []
@@ -257,3 +289,28 @@ def library_versions(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, fr
         rows.append((group, f"{component} {version}  ({read[1]})"))
     decoded.rows = rows
     return decoded
+
+
+def _cuda_versions(m: re.Match[str], decoded: Decoded) -> Decoded:
+    """JAX's check of the CUDA runtime ("Outdated CUDA installation found ... Minimum supported: 12010 Installed
+    version: 12000"): the CUDA installed, and the release it must be at least (the minimum, else the build's)."""
+    g = m.groupdict()
+    installed, need_text = _encoded_cuda(g.get("installed")), g.get("minimum") or g.get("built")
+    need = _encoded_cuda(need_text)
+    decoded.rows = [("library", "the CUDA runtime")]
+    if installed is not None:
+        decoded.found = {"cuda": str(installed)}
+        decoded.facts["found_cuda"] = str(installed)
+        decoded.rows.append(("installed", f"CUDA {installed}  ({g['installed']} = major*1000 + minor*10)"))
+    if need is not None:
+        decoded.expected = {"cuda": str(need)}
+        decoded.facts["want_cuda"] = str(need)
+        decoded.rows.append(("at least", f"CUDA {need}  ({need_text} = major*1000 + minor*10)"))
+    return decoded
+
+
+def _encoded_cuda(text: str | None) -> CudaVersion | None:
+    try:
+        return CudaVersion.from_encoded(text) if text else None
+    except VersionError:  # not CUDA's encoding (a number cut short in a title)
+        return None

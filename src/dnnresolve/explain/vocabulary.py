@@ -44,6 +44,13 @@ class Vocabulary:
     def code(self, name: str) -> list[Code]:
         return self.codes.get(name.upper(), [])
 
+    def by_value(self, type_: str, value: int) -> list[Code]:
+        """The codes of ``type_`` (``cudaError_t``) numbered ``value``, where a message prints only the number
+        (TensorRT's "CUDA initialization failure with error 35"); a success code is none."""
+        return [
+            c for codes in self.codes.values() for c in codes if c.type == type_ and c.value == value and c.kind != "ok"
+        ]
+
     def by_text(self, text: str) -> list[Code]:
         """The codes whose runtime text is ``text`` (any case, spacing, trailing full stop)."""
         return self.texts.get(text_key(text), [])
@@ -231,13 +238,18 @@ def _words_rule(text: str) -> str:
 
 
 TEXT_RULE = "vocabulary: cudaGetErrorString"  # the pattern_text of the entry that reads the runtime's texts
-_PREFIX = r"(?:(?P<prefix>CUDA(?: runtime)? error(?: \(\d+\))? ?:|Status:) ?)?"
+# A CUDA error's prefix: PyTorch's ("CUDA error: ", THC's "cuda runtime error (2) : "), and TensorRT's, whose
+# parenthesis holds the text ("Error Code 1: Cuda Runtime (out of memory)", TensorRT 8 on; "Cuda Error in allocate: 2
+# (out of memory)", TensorRT 5 to 7)
+_PREFIX = (
+    r"(?:(?P<prefix>CUDA(?: runtime)? error(?: \(\d+\))? ?:|Status:|Cuda Runtime \(|Cuda Error in \w+: \d+ \() ?)?"
+)
 
 
 def text_rule(vocabulary: Vocabulary) -> tuple[str, ...]:
     """The anchors (lower case) of the rule that reads a message by its runtime text alone: each specific text's
     first three words, and a CUDA error's prefix for the rest."""
-    anchors = {"cuda error", "cuda runtime error"}
+    anchors = {"cuda error", "cuda runtime error", "cuda runtime ("}
     for codes in vocabulary.texts.values():
         if specific_text(codes[0].text):
             anchors.add(" ".join(codes[0].text.lower().split()[:3]))
