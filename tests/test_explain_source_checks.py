@@ -51,6 +51,34 @@ CASES = [
         {},
         {},
     ),
+    (  # tensorflow/stream_executor/cuda/cuda_dnn.cc (TensorFlow 0.x/1.x's dynload shim)
+        "F tensorflow/stream_executor/cuda/cuda_dnn.cc:221] Check failed: s.ok() could not find cudnnCreate in cudnn "
+        "DSO; dlerror: /usr/lib/python3.5/site-packages/tensorflow/python/_pywrap_tensorflow.so: undefined symbol: "
+        "cudnnCreate",
+        "missing_library",
+        {},
+        {},
+    ),
+    ("Invalid handle. Cannot load symbol cudnnCreateTensorDescriptor", "missing_library", {}, {}),  # cuDNN 9's loader
+    (  # dso_loader.cc quoting dlerror: the file missing is the one dlerror names, not the one asked for
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library "
+        "'libnvinfer_plugin.so.7'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory",
+        "missing_library",
+        {},
+        {"library": "libcudnn.so.8", "cudnn": "8"},
+    ),
+    (  # LoadLibrary's system error code 1114 (winerror.h): the DLL is there, its initialisation failed
+        "[2212] Failed to load onnxruntime_providers_cuda.dll, error code: 1114",
+        "other",
+        {},
+        {"library": "onnxruntime_providers_cuda.dll"},
+    ),
+    (  # ... and 126: a DLL it needs is not on PATH
+        "Failed to load C:\\app\\onnxruntime_providers_cuda.dll, error code: 126",
+        "missing_library",
+        {},
+        {"library": "onnxruntime_providers_cuda.dll"},
+    ),
 ]
 
 
@@ -70,6 +98,9 @@ NOT_THESE = [
     "NotImplementedError: Could not run 'aten::empty.memory_format' with arguments from the 'Meta' backend.",
     # CMake's FindTensorRT at build time, not TensorFlow's check
     "-- Could NOT find TensorRT (missing: TensorRT_LIBRARY TensorRT_INCLUDE_DIR)",
+    # a program's own symbol or DLL, not cuDNN's or NVIDIA's
+    "Cannot load symbol 'GameUpdateAndRender': undefined symbol",
+    "Failed to load settings.dll, error code: 1114",
 ]
 
 
