@@ -107,3 +107,42 @@ NOT_THESE = [
 @pytest.mark.parametrize("text", NOT_THESE, ids=[t[:60] for t in NOT_THESE])
 def test_a_text_of_the_same_shape_is_no_such_problem(text: str) -> None:
     assert [d.id for d in diagnose(text.splitlines())] == []
+
+
+TITLES = [
+    # a library name spelt with a space for its underscore
+    ("cudnn cnn_infer64_8.dll is not found", "missing_library", {"cudnn": "8"}),
+    # a name with words of another script written against it, whatever they say
+    ("cublas64_11.dll识别不到", "missing_library", {"library": "cublas64_11.dll", "cuda": "11"}),
+    ("[Bug] libcudnn_ops.so.9がない", "missing_library", {"library": "libcudnn_ops.so.9", "cudnn": "9"}),
+    # a title that is the name and nothing else
+    ('"libcudart.so.11.0"?', "missing_library", {"library": "libcudart.so.11.0", "cuda": "11.0"}),
+    # an import error naming the library
+    ("ImportError on Windows with cudnn64_8.dll", "missing_library", {"library": "cudnn64_8.dll", "cudnn": "8"}),
+    # TensorRT's engine check in a title's words (kind other: no kind names TensorRT)
+    ("TensorRT engine version mismatch after upgrading", "other", {}),
+    ("Deserializing engine fails: version incompatible", "other", {}),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "expected"), TITLES, ids=[t[0][:60] for t in TITLES])
+def test_a_title_names_the_library_or_check_in_its_own_way(text: str, kind: str, expected: dict[str, str]) -> None:
+    ds = diagnose([text])
+    assert ds, text
+    assert ds[0].kind == kind
+    assert expected.items() <= ds[0].expected.items()
+
+
+TITLES_OF_NOTHING = [
+    "How to use cudnn64_8.dll with torch",
+    "libcudart.so.11.0 installed fine",
+    "[10540] cudart64_12.dll loaded successfully",
+    "cudnn64_8.dll на Windows",
+    "TensorRT 8.6 supports CUDA 12",
+    "engine version mismatch",
+]
+
+
+@pytest.mark.parametrize("text", TITLES_OF_NOTHING)
+def test_a_title_of_the_same_words_that_says_no_problem_reads_nothing(text: str) -> None:
+    assert [d.id for d in diagnose([text])] == []
