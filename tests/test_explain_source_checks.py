@@ -79,6 +79,11 @@ CASES = [
         {},
         {"library": "onnxruntime_providers_cuda.dll"},
     ),
+    # cudaError_t by its number alone: one every header numbers so, one only the headers before CUDA 10.1 define
+    # (cudaErrorNoDevice was 38 there, 100 since), one only the newer define
+    ("RuntimeError: cuda runtime error (35)", "driver_too_old", {}, {}),
+    ("RuntimeError: cuda runtime error (38)", "init_failure", {}, {}),
+    ("cuda runtime error (209)", "arch_unsupported", {}, {}),
 ]
 
 
@@ -101,6 +106,10 @@ NOT_THESE = [
     # a program's own symbol or DLL, not cuDNN's or NVIDIA's
     "Cannot load symbol 'GameUpdateAndRender': undefined symbol",
     "Failed to load settings.dll, error code: 1114",
+    # a number two eras of cudaError_t give two meanings (8: invalid device function before CUDA 10.1, profiler
+    # already stopped since), and one no header defines
+    "RuntimeError: cuda runtime error (8)",
+    "RuntimeError: cuda runtime error (77)",
 ]
 
 

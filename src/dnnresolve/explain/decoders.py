@@ -13,7 +13,15 @@ import re
 from ..compat import CudnnRule, cudnn_compatible, cudnn_rule_text
 from ..versions import ComputeCapability, CudaVersion, CudnnVersion, VersionError, parse_cuda_tag
 from .decoded import Decoded, Decoder, fill, plain
-from .library_decoders import dll_loader, library, library_versions, status_code, status_text, undefined_symbol
+from .library_decoders import (
+    dll_loader,
+    library,
+    library_versions,
+    status_code,
+    status_number,
+    status_text,
+    undefined_symbol,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the catalog imports this module (its rows name these functions), not the other way round
@@ -343,4 +351,5 @@ DECODERS: dict[str, Decoder] = {
     "companion_cuda": companion_cuda,
     "undefined_symbol": undefined_symbol,
     "library_versions": library_versions,
+    "status_number": status_number,
 }
