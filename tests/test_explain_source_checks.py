@@ -79,6 +79,12 @@ CASES = [
         {},
         {"library": "onnxruntime_providers_cuda.dll"},
     ),
+    (  # paddle/phi/backends/dynload/dynamic_loader.cc: the note Paddle adds when cuDNN's DLL did not load
+        "You should do this according to your CUDA installation directory and CUDNN version.",
+        "missing_library",
+        {},
+        {},
+    ),
     # cudaError_t by its number alone: one every header numbers so, one only the headers before CUDA 10.1 define
     # (cudaErrorNoDevice was 38 there, 100 since), one only the newer define
     ("RuntimeError: cuda runtime error (35)", "driver_too_old", {}, {}),
