@@ -45,8 +45,8 @@ ISSUE_FAMILIES = (
 # Recall of explain on main when the corpus last grew (percent); a change to explain may raise these, never
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
-    "tune": {"kind_recall": 93.5, "version_recall": 97.4},
-    "heldback": {"kind_recall": 91.6, "version_recall": 93.4},
+    "tune": {"kind_recall": 96.4, "version_recall": 98.4},
+    "heldback": {"kind_recall": 95.2, "version_recall": 94.7},
 }
 
 
