@@ -40,6 +40,9 @@ KNOWN_OTHER_KIND = {
     ("ma5b6b29cfb", 0),
     ("mc2006fde53", 0),
     ("mf4b25cca2b", 0),
+    # LoadLibrary's code read (#22): "Failed to load onnxruntime_providers_cuda.dll, error code: 1114" is a DLL whose
+    # initialisation failed (kind other); cut before its code it is a loader's "failed to load" (a missing library)
+    ("mc627f7fc54", 0),
 }
 
 

@@ -167,14 +167,43 @@ def status_text(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framewo
     return decoded
 
 
+# The CUDA runtime's error numbers before CUDA 10.1 renumbered them, where they differ from the vocabulary's (CUDA 11
+# and later headers): NVIDIA's driver_types.h of those releases (a copy: https://github.com/Devdevdavid/Galaxeirb/blob/
+# 988657f5505170c1fe0f2a26135478fe1cd0daaf/include/driver_types.h), cudaErrorX written X. A number both eras define
+# differently names no code alone; one only the old header defines is read by its name there.
+_CUDART_BEFORE_10_1 = (
+    "1 MissingConfiguration 4 LaunchFailure 5 PriorLaunchFailure 6 LaunchTimeout 7 LaunchOutOfResources "
+    "8 InvalidDeviceFunction 10 InvalidDevice 11 InvalidValue 14 MapBufferObjectFailed 15 UnmapBufferObjectFailed "
+    "29 CudartUnloading 30 Unknown 33 InvalidResourceHandle 34 NotReady 36 SetOnActiveProcess 38 NoDevice "
+    "39 ECCUncorrectable 40 SharedObjectSymbolNotFound 41 SharedObjectInitFailed 42 UnsupportedLimit "
+    "47 InvalidKernelImage 48 NoKernelImageForDevice 50 PeerAccessAlreadyEnabled 51 PeerAccessNotEnabled "
+    "54 DeviceAlreadyInUse 55 ProfilerDisabled 56 ProfilerNotInitialized 57 ProfilerAlreadyStarted "
+    "58 ProfilerAlreadyStopped 59 Assert 60 TooManyPeers 61 HostMemoryAlreadyRegistered 62 HostMemoryNotRegistered "
+    "63 OperatingSystem 64 PeerAccessUnsupported 70 NotPermitted 71 NotSupported"
+)
+
+
 def status_number(m: re.Match[str], entry: CatalogEntry, catalog: Catalog, framework: str) -> Decoded | None:
-    """A CUDA runtime error printed by its number alone (TensorRT's "CUDA initialization failure with error 35"):
-    read as the ``cudaError_t`` of that value, its kind and meaning the vocabulary's (35 is cudaErrorInsufficientDriver,
-    a driver too old); a number no header defines keeps the entry's own kind."""
+    """A CUDA runtime error by its number alone (PyTorch's old ``cuda runtime error (35)``, TensorRT's "CUDA
+    initialization failure with error 35"): the cudaError_t code the vocabulary numbers so, or the one the headers
+    before CUDA 10.1 did. A number the two eras give two meanings, or neither defines, names no code: the entry's
+    own reading stands where its words say more than the number (TensorRT could not start CUDA), else nothing."""
     from .vocabulary import load_vocabulary
 
-    decoded = _code_decoded(load_vocabulary().by_value("cudaError_t", int(m.group("number"))), catalog)
-    return decoded if decoded is not None else plain(m, entry, catalog, framework)
+    vocabulary = load_vocabulary()
+    number = int(m.group("number"))
+    now = vocabulary.by_value("cudaError_t", number)
+    words = _CUDART_BEFORE_10_1.split()
+    then = dict(zip(map(int, words[::2]), words[1::2])).get(number)
+    codes: list[Code] = []
+    if not (then and now):
+        codes = now or ([c for c in vocabulary.code("cudaError" + then) if c.type == "cudaError_t"] if then else [])
+    decoded = _code_decoded(codes, catalog)
+    if decoded is None:
+        return plain(m, entry, catalog, framework) if entry.kind != "other" else None
+    era = "the CUDA 10.0 and older numbering" if then and not now else "its number in every CUDA release's header"
+    decoded.rows.insert(0, ("number", f"{number}: {codes[-1].name}, by {era}"))
+    return decoded
 
 
 def _code_decoded(codes: list[Code], catalog: Catalog) -> Decoded | None:

@@ -167,6 +167,7 @@ def word_rules(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.M
         if m is not None and entry is not None:
             yield entry, m, m
     yield from _framework_words(catalog, line)
+    yield from _title_words(catalog, line)
     if _CONFLICT.search(line) and _CUDA.search(line):
         m = re.match(rf"[^\n]*?{_COMPANION.pattern}[^\n]*", line, re.I)
         entry = _entry(catalog, "torch-companion-cuda-mismatch")
@@ -213,3 +214,55 @@ def _entry(catalog: Catalog, entry_id: str) -> CatalogEntry | None:
         return catalog.entry(entry_id)
     except KeyError:  # a catalog of one's own without it
         return None
+
+
+# A library name a title spells with a space for its underscore ("cudnn ops64_9.dll"): the name read whole again
+# wherever the joined name is one of NVIDIA's
+_SPACED_NAME = re.compile(
+    r"(?<![\w.+-])(?P<stem>cudnn|cublas|nvinfer|nvrtc|cusolver|cusparse|cufft|curand) (?=[a-z])", re.I
+)
+# An import that failed, naming a library on the same line ("Import Error ... with cudnn64_7.dll"): the library did not
+# load (Python's ImportError for an extension module whose DLL or soname the loader could not open)
+_IMPORT_FAILED = re.compile(r"\bimport ?error\b", re.I)
+# An NVIDIA library's file name with words of another script written against it ("cudnn_ops64_9.dll识别不到": Chinese
+# and Japanese titles put no space around a name), or a title that is the name and nothing else: the name alone is
+# what went wrong, whatever those words say
+_OTHER_SCRIPT = re.compile(r"[^\W\d_A-Za-z\u00c0-\u024f]")
+# TensorRT (or a serialized engine) and words of a version conflict ("tensorRT version mismatch", "Deserializing
+# Engine Version Mismatch"): read by TensorRT's engine check, which refuses a plan of another TensorRT release
+_TRT = re.compile(
+    r"(?<![\w-])(?:tensorrt|trt)(?![\w-])|\b(?:de)?seriali[sz]\w*\b[^\n]*\bengine\b|\bengine\b[^\n]*\bseriali[sz]",
+    re.I,
+)
+_VERSION_CONFLICT = re.compile(
+    r"\bversions?\b[^\n]*?\b(?:mismatch\w*|incompatib\w*|not compatible|does ?n[o']?t match)\b"
+    r"|\b(?:mismatch\w*|incompatib\w*)\b[^\n]*?\bversions?\b",
+    re.I,
+)
+
+
+def _title_words(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
+    """A title's own ways of naming a library that did not load (a name spelt with a space, the name alone beside
+    words in another script, an import error naming it) and TensorRT's engine check in words."""
+    from .vocabulary import read_library_name
+
+    entry = _entry(catalog, "nvidia-library-not-loaded")
+    undefined = _NOT_DEFINED.search(line)
+    joined = _SPACED_NAME.sub(lambda s: s.group("stem") + "_", line)
+    for name in _FILE_NAME.finditer(joined) if entry is not None and not undefined else ():
+        lib = name.group(0)
+        if read_library_name(lib) is None and catalog.library(lib) is None:
+            continue
+        # (a name the loader's words already read is the word rule's above; one spelt with a space only here)
+        said = _NOT_LOADED.search(line) is not None
+        touching = joined[name.start() - 1 : name.start()] + joined[name.end() : name.end() + 1]
+        alone = bool(_OTHER_SCRIPT.search(touching)) or not joined.replace(lib, "").strip(" \t'\"`.,:;!?()[]")
+        if (lib not in line and said) or (not said and (alone or _IMPORT_FAILED.search(line))):
+            m = re.match(rf"(?a)[^\n]*?(?<![\w.+-])(?P<lib>{re.escape(lib)})(?![\w-])[^\n]*", joined)
+            if m is not None and entry is not None:
+                yield entry, m, m
+    engine = _entry(catalog, "tensorrt-engine-plan-version")
+    if engine is not None and _TRT.search(line) and _VERSION_CONFLICT.search(line):
+        m = re.match(r"[^\n]*", line)
+        if m is not None:
+            yield engine, m, m
