@@ -285,3 +285,34 @@ def test_torch_s_capability_range_warning_is_read() -> None:
     ]
     d = diagnose(lines)
     assert d and (d[0].kind, d[0].found) == ("arch_unsupported", {"compute_capability": "6.1"})
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "found", "expected", "code"),
+    [
+        (  # TensorFlow's gpu_device.cc warning cut after its capability, the driver API's status after it
+            "TensorFlow was not built with CUDA kernel binaries compatible with compute capability 10.0 "
+            "CUDA_ERROR_INVALID_IMAGE",
+            "other",
+            {"compute_capability": "10.0"},
+            {},
+            "CUDA_ERROR_INVALID_IMAGE",
+        ),
+        (  # TensorFlow's cuDNN check (cuda_dnn.cc) cut inside the version it was compiled with, cuDNN's status after
+            "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8. CUDNN_STATUS_VERSION_MISMATCH",
+            "cudnn_version_mismatch",
+            {"cudnn": "8.1.0"},
+            {},
+            "CUDNN_STATUS_VERSION_MISMATCH",
+        ),
+    ],
+)
+def test_a_sentence_cut_before_a_status_code_reads_both(
+    text: str, kind: str, found: dict[str, str], expected: dict[str, str], code: str
+) -> None:
+    # a status code alone is no sentence: the sentence cut short before it is read up to the code, and the code
+    # beside it
+    diagnoses = diagnose([text])
+    assert [d.kind for d in diagnoses][:1] == [kind], [(d.kind, d.found, d.text) for d in diagnoses]
+    assert (diagnoses[0].found, diagnoses[0].expected) == (found, expected)
+    assert any(code in d.text for d in diagnoses[1:]), [d.text for d in diagnoses]

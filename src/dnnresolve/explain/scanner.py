@@ -320,12 +320,15 @@ class _Scanner:
                 read = self._read(entry, m, context)
                 if read is not None:
                     reads.append(read)
-        if not reads:  # no sentence reads whole: one cut short (a title) still reads up to where it ends
+        # no sentence reads whole: one cut short (a title) still reads up to where it ends; a status code is no
+        # sentence, and a sentence cut short may end where the code after it on the line starts
+        if all(r.entry.decoder == "status_code" for r in reads):
+            head = text[: min((r.match.start() for r in reads), default=len(text))].rstrip()
             for entry in entries:
-                shortened = cut_match(entry, text, first, min_start, wrapped)
+                shortened = cut_match(entry, head, min(first, len(head)), min_start, wrapped)
                 read = self._read(entry, shortened, context, cut=True) if shortened else None
                 if read is not None:
-                    reads.append(read)
+                    reads.insert(0, read)
                     break
         return reads
 
