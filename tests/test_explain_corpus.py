@@ -45,7 +45,7 @@ ISSUE_FAMILIES = (
 # Recall of explain on main when the corpus last grew (percent); a change to explain may raise these, never
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
-    "tune": {"kind_recall": 96.9, "version_recall": 98.8},
+    "tune": {"kind_recall": 97.1, "version_recall": 99.1},
     "heldback": {"kind_recall": 95.5, "version_recall": 94.7},
 }
 

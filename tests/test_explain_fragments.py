@@ -316,3 +316,36 @@ def test_a_sentence_cut_before_a_status_code_reads_both(
     assert [d.kind for d in diagnoses][:1] == [kind], [(d.kind, d.found, d.text) for d in diagnoses]
     assert (diagnoses[0].found, diagnoses[0].expected) == (found, expected)
     assert any(code in d.text for d in diagnoses[1:]), [d.text for d in diagnoses]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # tensorflow/python/platform/self_check.py, its CUDA advice without the "Could not find %r." before it
+            "TensorFlow requires that this DLL be installed in a directory that is named in your %PATH% environment "
+            "variable. Download and install CUDA 9.2 from this URL: https://developer.nvidia.com/cuda-toolkit",
+            {"cuda": "9.2"},
+        ),
+        (  # its cuDNN advice, the same way
+            "TensorFlow requires that this DLL be installed in a directory that is named in your %PATH% environment "
+            "variable. Note that installing cuDNN is a separate step from installing CUDA, and this DLL is often "
+            "found in a different directory from the CUDA DLLs. You may install the necessary DLL by downloading "
+            "cuDNN 7 from this URL: https://developer.nvidia.com/cudnn",
+            {"cudnn": "7"},
+        ),
+    ],
+)
+def test_tensorflow_s_self_check_advice_alone_names_the_release(text: str, expected: dict[str, str]) -> None:
+    [d] = diagnose([text])
+    assert (d.kind, d.expected) == ("missing_library", expected)
+
+
+def test_tensorflow_s_self_check_with_its_dll_is_one_diagnosis() -> None:
+    [d] = diagnose(
+        [
+            "ImportError: Could not find 'cudart64_92.dll'. TensorFlow requires that this DLL be installed in a "
+            "directory that is named in your %PATH% environment variable. Download and install CUDA 9.2 from this "
+            "URL: https://developer.nvidia.com/cuda-toolkit"
+        ]
+    )
+    assert d.expected == {"library": "cudart64_92.dll", "cuda": "9.2"}
