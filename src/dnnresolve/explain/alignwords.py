@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from .datafile import _class_end, _group_end, compile_pattern, split_flags
 
-__all__ = ["FAILURE", "FINE", "STOP", "Unit", "line_words", "sentence_units", "stem"]
+__all__ = ["FAILURE", "FINE", "NEWS", "STOP", "Unit", "line_words", "sentence_units", "stem"]
 
 _SYNTAX = re.compile(r"\(\?P=\w+\)|\(\?[aiLmsux-]+\)|\\[A-Za-z]|\[[^\]]*\]")
 # a line's words, and the "n't" of "isn't", "can't" (read as "not")
@@ -62,6 +62,14 @@ FAILURE = frozenset(
 # Words that say all is well
 FINE = frozenset(
     map(stem, re.findall(r"\w+", "works working worked fine success successful successfully fixed solved"))
+)
+
+# Words that announce a change (a release note, a feature request, a pull request's title)
+NEWS = frozenset(
+    map(
+        stem,
+        re.findall(r"\w+", "bump bumped add added adds feat feature support supports enable enabled release released"),
+    )
 )
 
 
