@@ -212,7 +212,13 @@ LOWER_TITLES = ("[bug] {}", "{} on windows?", "error: {} after upgrading")
 
 
 def _words(text: str) -> int:
-    return len(re.findall(r"[A-Za-z]{2,}", text))
+    """How many words ``text`` says, a name (a library file, an architecture) or a path not counted."""
+    return len(re.findall(r"[A-Za-z]{2,}", re.sub(r"\S*[/\\]\S*", " ", _NAMED.sub(" ", text))))
+
+
+def _values(text: str) -> list[str]:
+    """The names and versions ``text`` holds: a variant cut short must keep them (they say which message it is)."""
+    return [*_NAMED.findall(text), *re.findall(r"\d+(?:\.\d+)+", text)]
 
 
 def clause_swaps(message: str) -> list[str]:
@@ -246,18 +252,39 @@ def name_first(message: str) -> list[str]:
     return [f"{m.group(0)}: {rest}"] if _words(rest) >= 2 else []
 
 
-def library_phrases(message: str, kind: str) -> list[str]:
-    """The library file a loader's message names, said as users say it is absent ("missing cudart64_110.dll")."""
+def library_phrases(message: str, library: str) -> list[str]:
+    """The library file a loader's message says is missing (``library``, as explain reads it), said as users say it
+    is absent ("missing cudart64_110.dll")."""
     m = _LIBRARY.search(message)
-    if m is None or kind != "missing_library":
+    if m is None or not library or m.group(0).lower() != library.lower():
         return []
     return [p.format(m.group(0)) for p in LIBRARY_PHRASES]
 
 
-def reorders(message: str, kind: str) -> dict[str, list[str]]:
-    """Each sort of reordering of ``message`` (a message of ``kind``)."""
+def rotations(message: str) -> list[str]:
+    """``message``'s words from a third, a half, two thirds of the way on, then its first ones (phrases swapped
+    where no punctuation marks them: "for CUDA runtime version CUDA driver version is insufficient"), where six
+    words at least, and a word at least on each side, are not a name's."""
+    words = _WORDS.findall(message)
+    if len(words) < 6:
+        return []
+    out = []
+    for k in dict.fromkeys((len(words) // 3, len(words) // 2, 2 * len(words) // 3)):
+        if _words(" ".join(words[:k])) and _words(" ".join(words[k:])):
+            out.append(" ".join(words[k:] + words[:k]))
+    return out
+
+
+def reorders(message: str, before: Reading) -> dict[str, list[str]]:
+    """Each sort of reordering of ``message`` (read as ``before``)."""
     line = message.splitlines()[0] if message.strip() else message
-    return {"clauses": clause_swaps(line), "name_first": name_first(line), "library": library_phrases(line, kind)}
+    library = before[2].get("library", "") if before else ""
+    return {
+        "clauses": clause_swaps(line),
+        "name_first": name_first(line),
+        "library": library_phrases(line, library),
+        "rotated": rotations(line),
+    }
 
 
 def titles(message: str) -> dict[str, list[str]]:
@@ -269,7 +296,7 @@ def titles(message: str) -> dict[str, list[str]]:
     # one title's dress (each in the next)
     kind = reading(line)
     moved = [*clause_swaps(line), *name_first(line)] if kind else []
-    moved += [cut for text in moved for cut in end_cuts(text)[:1]]
+    moved += [cut for text in moved for cut in end_cuts(text)[:1] if _values(cut) == _values(text)]
     return {
         "titled": [t.format(line) for t in TITLES],
         "lower_titled": [t.format(line.lower()) for t in LOWER_TITLES],
@@ -286,13 +313,12 @@ def unique_messages() -> list[tuple[str, Reading]]:
     return list(seen.items())
 
 
-def family_tally(make: Callable[[str, str], dict[str, list[str]]]) -> dict[str, tuple[int, int, int]]:
-    """Per sort of ``make``'s variants (``make(message, kind)``), of each message once: (variants, kind kept, kind
-    and versions kept)."""
+def family_tally(make: Callable[[str, Reading], dict[str, list[str]]]) -> dict[str, tuple[int, int, int]]:
+    """Per sort of ``make``'s variants (``make(message, its reading)``), of each message once: (variants, kind kept,
+    kind and versions kept)."""
     out: dict[str, list[int]] = {}
     for message, before in unique_messages():
-        assert before is not None
-        for sort, made in make(message, before[0]).items():
+        for sort, made in make(message, before).items():
             row = out.setdefault(sort, [0, 0, 0])
             for text in made:
                 after = reading(text)

@@ -330,15 +330,22 @@ def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match
 
     line = _RUNAWAY.sub(lambda d: d.group(0)[:12], line)  # (no version has 13 digits; long runs cost backtracking)
     loose = loosen(catalog)
+    found: list[tuple[CatalogEntry, re.Match[str], re.Match[str]]] = []
     for sentence in loose.candidates(line):
         for m in loose.matches(sentence, line):
             if not sentence.text:
-                for read in with_values(loose, sentence, line, m):
-                    yield sentence.entry, read, read
+                found.extend((sentence.entry, read, read) for read in with_values(loose, sentence, line, m))
                 continue
             whole = sentence.entry.pattern.fullmatch(sentence.text)
             if whole is not None:
-                yield sentence.entry, whole, m
+                found.append((sentence.entry, whole, m))
+    # of the likeliest kind, a piece that reads the values goes first: a title that puts a value before its sentence
+    # ("8.0.5 but source was compiled with: 8.1.0: Loaded runtime CuDNN library") holds a piece of the sentence
+    # without them and one of another sentence of that kind with them
+    if found:
+        kind = found[0][0].kind
+        found.sort(key=lambda f: -_values(f[1]) if f[0].kind == kind else 0)
+    yield from found
     from .align import aligned
     from .wordrules import word_rules
 
