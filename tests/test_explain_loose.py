@@ -29,6 +29,9 @@ KNOWN_OTHER_KIND = {
     ("https://github.com/tensorflow/tensorflow/issues/14111", 0),
     ("https://github.com/jax-ml/jax/issues/14480", 0),
     ("https://github.com/KosinskiLab/AlphaPulldown/issues/571", 0),
+    # a title 'Warning Tensorflow: "Invalid GPU Compute Capability"' (labelled arch_unsupported) its text does not
+    # read: its quoted part alone is read, in any order, as TensorFlow's capability check (#22, explain.bag)
+    ("m9013e9b2be", 0),
 }
 
 

@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from .alignwords import FAILURE, FINE, NEWS, STOP, Unit, line_words, sentence_units, stem
+from .alignwords import FAILURE, FINE, NEWS, STOP, Unit, denies_other, line_words, sentence_units, stem
 from .datafile import built_once
 
 TYPE_CHECKING = False
@@ -91,6 +91,8 @@ class _Aligned:
                 continue
             if stems & FAILURE and not fails:
                 continue
+            if stems & FAILURE and not stems & FAILURE & held and denies_other(tokens, stems):
+                continue  # its only failure a negation of the author's own word ("no problems with the NVIDIA driver")
             read = self.align(n, line, tokens)
             if read is not None:
                 out.append((read[0], n, read[1]))
@@ -257,6 +259,13 @@ def aligned(loose: Loose, line: str) -> Iterator[tuple[CatalogEntry, re.Match[st
         whole = sentence.entry.pattern.fullmatch(sentence.text)
         if whole is not None:
             yield sentence.entry, whole, m
+
+
+def in_any_order(loose: Loose, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
+    """The catalog sentence whose words ``line`` says in any order (``bag``), as ``loose.pieces`` yields it."""
+    from .bag import bag_reads
+
+    yield from bag_reads(built_once(_ALIGNED, loose, _Aligned), line)
 
 
 def with_values(loose: Loose, sentence: _Sentence, line: str, m: re.Match[str]) -> list[re.Match[str]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .alignwords import Unit
+from .alignwords import STOP, Unit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,12 +45,16 @@ def complete(reading: _Aligned, n: int, line: str, m: re.Match[str]) -> re.Match
         return None
     tokens = [(t.group(0).lower(), t.start(), t.end()) for t in _TOKEN.finditer(line)]
     stems = [_stem(w) for w, _, _ in tokens]
+    said = [(j, s) for j, s in enumerate(stems) if s and s not in STOP]  # (the words a sentence's units are)
     taken = list(read.values())
     # (score, group, span) of every value of an unread group's shape, outside the values read
     found: list[tuple[float, int, str, tuple[int, int]]] = []
     for i, u in unread:
         assert u.group is not None
         near = _near(reading, units, i)
+        # a version's word is the one before it ("version 8.0.5", "compiled with: 8.1.0"); a word after a number is
+        # the next thing the line names ("torch 2.0 and torchvision 0.15"). A name ("sm_86 is not") is told either way
+        bare = any(_bare(u, x) for x in _BARE)
         for k, (_, start, _) in enumerate(tokens):
             if start and (line[start - 1].isalnum() or line[start - 1] in "_.-"):
                 continue  # inside a word ("75" of "compute_75")
@@ -61,10 +65,18 @@ def complete(reading: _Aligned, n: int, line: str, m: re.Match[str]) -> re.Match
             span = _trimmed(line, v.span())
             if any(_overlap(span, s) for s in taken) or line[span[1] : span[1] + 1].isalnum():
                 continue
-            before = {stems[j] for j in range(max(0, k - _BEFORE), k)}
-            score = sum(reading.weight.get(s, 0.0) for s in near[0] & before)
-            score += sum(reading.weight.get(s, 0.0) for s in near[1] & _after(stems, tokens, k, span[1]))
-            found.append((score, i, u.name, span))
+            before = [s for j, s in said if j < k][-_BEFORE:]
+            after = [s for j, s in said if tokens[j][1] >= span[1]][:_AFTER]
+            # the sentence's word right beside the value is the line's right beside it, and the other words near
+            # weigh in ("compiled with" before the version the source was built with; not "torchvision 0.15")
+            if (near[0] and before and near[0][-1] == before[-1]) or (
+                not bare and near[1] and after and near[1][0] == after[0]
+            ):
+                score = sum(reading.weight.get(s, 0.0) for s in set(near[0]) & set(before))
+                score += sum(reading.weight.get(s, 0.0) for s in set(near[1]) & set(after))
+                found.append((score, i, u.name, span))
+            else:
+                found.append((0.0, i, u.name, span))
     added: dict[str, tuple[int, int]] = {}
     for score, _, name, span in sorted(found, key=lambda f: (-f[0], f[3])):
         if score > 0 and name not in added and not any(_overlap(span, s) for s in [*taken, *added.values()]):
@@ -74,8 +86,8 @@ def complete(reading: _Aligned, n: int, line: str, m: re.Match[str]) -> re.Match
     if len(left) == 1:
         (i, u), spans = left[0], {f[3] for f in found if f[1] == left[0][0]}
         spans = {s for s in spans if not any(_overlap(s, t) for t in [*taken, *added.values()])}
-        named = not any(_bare(u, x) for x in _BARE)
-        if len(spans) == 1 and (named or (added and len(values) > 1)):
+        bare = any(_bare(u, x) for x in _BARE)
+        if len(spans) == 1 and (not bare or (added and len(values) > 1)):
             added[u.name] = spans.pop()
     if not added:
         return None
@@ -91,17 +103,12 @@ def _stem(word: str) -> str:
     return stem(word) if not word[0].isdigit() else ""
 
 
-def _near(reading: _Aligned, units: list[Unit], i: int) -> tuple[set[str], set[str]]:
-    """The stems of the sentence words that stand by its value ``i``: a few before it, a few after it (words every
-    sentence has left out)."""
+def _near(reading: _Aligned, units: list[Unit], i: int) -> tuple[list[str], list[str]]:
+    """The stems of the sentence words that stand by its value ``i``: a few before it, a few after it (nearest last,
+    nearest first)."""
     before = [u.stem for u in units[:i] if u.stem and u.group is None][-_BEFORE:]
     after = [u.stem for u in units[i + 1 :] if u.stem and u.group is None][:_AFTER]
-    return {s for s in before if reading.weight.get(s, 0.0) > 0}, {s for s in after if reading.weight.get(s, 0.0) > 0}
-
-
-def _after(stems: list[str], tokens: list[tuple[str, int, int]], k: int, end: int) -> set[str]:
-    following = [j for j in range(k, len(tokens)) if tokens[j][1] >= end]
-    return {stems[j] for j in following[:_AFTER]}
+    return before, after
 
 
 def _trimmed(line: str, span: tuple[int, int]) -> tuple[int, int]:

@@ -12,7 +12,7 @@ are read the same way, each as a sentence of its own.
 
 Last come NVIDIA's words in any order (``wordrules``): a library file name and words that say it is not loaded,
 torchvision or torchaudio with CUDA and a word of conflict; and a title that paraphrases a sentence, its words in
-order with some left out or said another way (``align``).
+order with some left out or said another way (``align``), or in any order where nothing else read it (``bag``).
 
 This reading is the scanner's last resort: it runs only on a short text where nothing else was read (a title, a
 pasted fragment), so a log's lines cost nothing more.
@@ -351,7 +351,12 @@ def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match
 
     words = list(word_rules(catalog, line))
     if not words:
-        yield from aligned(loose, line)
+        aligns = list(aligned(loose, line))
+        yield from aligns
+        if not aligns:  # last, the sentence's words in any order (``bag``)
+            from .align import in_any_order
+
+            yield from in_any_order(loose, line)
         return
     # a paraphrase that reads the values of a kind a word rule names goes first ("cuDNN compiled (7102) and runtime
     # (7005) mismatch" is cuDNN's words of conflict and a sentence's two versions)
