@@ -8,8 +8,8 @@ shares its words: a word of its entry's anchors, three of its words at least, th
 bar and most of a short sentence's, none of the line's distinctive words that the sentence lacks (they say it is
 another message), no sentence of another kind about as close, a word of failure where the sentence has one and no
 negation of a word it lacks ("no problems with the NVIDIA driver"); a sentence that says no failure in words, two
-values that differ. A line that says all is well or announces a change reads nothing. Values (a version, a library
-file) are read by the words beside them (``anyorder``).
+values that differ. A line that says all is well or announces a change, or names a library file, reads nothing.
+Values (a version, an architecture) are read by the words beside them (``anyorder``).
 
 The last of the loose reading's resorts (``loose.pieces``): only where no piece, no word rule and no ordered
 alignment read the line.
@@ -54,6 +54,7 @@ _FRAMEWORKS = frozenset(
         ],
     )
 )
+_FILE = re.compile(r"\w(?:[.,]so\b|\.dll\b|\.dylib\b)", re.IGNORECASE)
 _NAME_PART = re.compile(r"(?<![\w.-])[A-Za-z]{2,}(?![\w.-])")  # a word on its own, not a piece of a name
 
 
@@ -65,6 +66,8 @@ def bag_reads(reading: _Aligned, line: str) -> Iterator[tuple[CatalogEntry, re.M
 
     tokens = line_words(line)
     held = {s for s, _, _ in tokens if s}
+    if _FILE.search(line):
+        return  # a library file is read by whose it is (``wordrules``, the sentences that read it): "libfoo.so.1"
     if len(tokens) > _LONGEST or not held or (held & (FINE | NEWS) and not held & FAILURE):
         return
     # the words that tell a sentence from the others, but not a part of a name ("sm" of "sm_120", "cu" of "cu118")
