@@ -12,7 +12,8 @@ the one group of that shape left, or the last version left for the last group le
 their words.
 
 Runs only on a short text (a title, a fragment): what the ordered readings read there (``align.aligned``,
-``align.with_values``), or a sentence the scanner read cut short with a value unread (``fill_cut``).
+``align.with_values``), the words of a sentence in any order (``bag``), or a sentence the scanner read cut short with
+a value unread (``cutvalues``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,8 @@ from .alignwords import STOP, Unit
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .align import _Aligned
-    from .catalog import CatalogEntry
-    from .scanner import _Read, _Scanner
 
-__all__ = ["complete", "fill_cut"]
+__all__ = ["complete", "empty_match"]
 
 _BEFORE, _AFTER = 3, 2  # the sentence words (and the line's) that stand by a value: before it, after it
 _OPEN = "([{'\"`‘“"  # a value's brackets or quotes: the line's value starts after them
@@ -149,47 +148,14 @@ def _match(line: str, m: re.Match[str], spans: dict[str, tuple[int, int]], units
     return made
 
 
-def fill_cut(scanner: _Scanner, reads: list[_Read]) -> None:
-    """Each sentence the scanner read cut short in a short text (``reads``), with a value its cut left unread read
-    where the title put it ("compute_75: Unsupported gpu architecture"), or read by another sentence of its kind
-    that the line's loose reading finds with more values ("8.0.5 but source was compiled with: 8.1.0: Loaded runtime
-    CuDNN library" is TensorFlow's encoded check cut short and its dotted one whole): its diagnosis replaced by one
-    with more values."""
-    from .align import _ALIGNED, _Aligned
-    from .datafile import built_once
-    from .loose import loosen, pieces
-
-    reading = built_once(_ALIGNED, loosen(scanner.catalog), _Aligned)
-    for read in reads:
-        m = read.match
-        key = next((k for k, d in scanner.found.items() if d.id == read.entry.id and d.text == _shown(m)), None)
-        line = m.string[m.string.rfind("\n", 0, m.start()) + 1 :].split("\n", 1)[0]
-        if key is None or len(line) > 1000:
-            continue
-        n = next((k for k, s in enumerate(reading.sentences) if s.entry is read.entry and not s.text), None)
-        more = complete(reading, n, m.string, m) if n is not None else None
-        tries = [(read.entry, more)] if more is not None else []
-        tries += [(e, d) for e, d, _ in pieces(scanner.catalog, line) if e.kind == read.entry.kind]
-        for entry, match in tries:
-            if _replaced(scanner, read, key, entry, match):
-                break
-
-
-def _replaced(scanner: _Scanner, read: _Read, key: tuple[object, ...], entry: CatalogEntry, m: re.Match[str]) -> bool:
-    """Whether ``m`` (of ``entry``) reads more values than ``read`` (kept under ``key``): then kept in its stead."""
-    from .decoders import decode
-
-    framework = scanner._framework(entry, read.context)
-    decoded = decode(m, entry, scanner.catalog, framework, cut=True)
-    if decoded is None or len(decoded.found) + len(decoded.expected) <= len(read.decoded.found) + len(
-        read.decoded.expected
-    ):
-        return False
-    old = scanner.found.pop(key)
-    read.entry, read.match, read.decoded, read.framework = entry, m, decoded, framework
-    scanner._keep(read, old.line, tuple(old.nearby), old.nearby_from)
-    return True
-
-
-def _shown(m: re.Match[str]) -> str:
-    return m.group(0).replace("\n", " ")
+def empty_match(line: str, start: int, end: int, units: list[Unit]) -> re.Match[str]:
+    """A match of ``line[start:end]`` whose named groups (the sentence's) are all unread."""
+    parts = [f".{{{end - start}}}"]
+    names: set[str] = set()
+    for u in units:
+        if u.name and u.name not in names:
+            names.add(u.name)
+            parts.append(f"(?:(?!)(?P<{u.name}>))?")
+    made = re.compile("".join(parts), re.DOTALL).match(line, start)
+    assert made is not None  # (the span is the line's own)
+    return made

@@ -61,8 +61,7 @@ _NAME_PART = re.compile(r"(?<![\w.-])[A-Za-z]{2,}(?![\w.-])")  # a word on its o
 def bag_reads(reading: _Aligned, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
     """The catalog sentence whose words ``line`` says in any order, as ``loose.pieces`` yields it; none where two of
     different kinds read it about as well."""
-    from .align import _match
-    from .anyorder import complete
+    from .anyorder import complete, empty_match
 
     tokens = line_words(line)
     held = {s for s, _, _ in tokens if s}
@@ -96,7 +95,7 @@ def bag_reads(reading: _Aligned, line: str) -> Iterator[tuple[CatalogEntry, re.M
         return
     units, sentence = reading.units[n], reading.sentences[n]
     spans = [(start, end) for s, start, end in tokens if s in reading.stems[n]]
-    m = _match(line, min(a for a, _ in spans), max(b for _, b in spans), [], units)
+    m = empty_match(line, min(a for a, _ in spans), max(b for _, b in spans), units)
     if sentence.text:  # decoded as the whole text it says in other words (as ``align.aligned``)
         whole = sentence.entry.pattern.fullmatch(sentence.text)
         if whole is not None:

@@ -69,7 +69,7 @@ def scan(lines: Iterable[str], catalog: Catalog | None = None) -> ScanResult:
     if not scanner.found and total <= LOOSE_MAX_LINES:  # a title or a fragment: read as users quote messages
         scanner.read_loosely(buf, base)
     elif scanner.cut_unread and total <= LOOSE_MAX_LINES:  # a title's values elsewhere than its sentence says
-        from .anyorder import fill_cut
+        from .cutvalues import fill_cut
 
         fill_cut(scanner, scanner.cut_unread)
     return ScanResult(scanner.result(), total, scanner.truncated)
@@ -143,7 +143,7 @@ class _Scanner:
         # messages tried that read nothing, by all that their reading depends on: a line is tried again from each of
         # the next few (a message a fixed-width terminal wrapped may start on it), each time the same way
         self.unread: dict[tuple[object, ...], None] = {}
-        self.cut_unread: list[_Read] = []  # sentences read cut short with a value unread (``anyorder.fill_cut``)
+        self.cut_unread: list[_Read] = []  # sentences read cut short with a value unread (``cutvalues``)
 
     def examine(self, buf: list[str], base: int, start: int, stop: int) -> int:
         """Try the lines buf[start:stop]; return ``stop``."""
