@@ -43,6 +43,9 @@ KNOWN_OTHER_KIND = {
     # LoadLibrary's code read (#22): "Failed to load onnxruntime_providers_cuda.dll, error code: 1114" is a DLL whose
     # initialisation failed (kind other); cut before its code it is a loader's "failed to load" (a missing library)
     ("mc627f7fc54", 0),
+    # a title 'Warning Tensorflow: "Invalid GPU Compute Capability"' (labelled arch_unsupported) its text does not
+    # read: its quoted part alone is read, in any order, as TensorFlow's capability check (#22, explain.bag)
+    ("m9013e9b2be", 0),
 }
 
 

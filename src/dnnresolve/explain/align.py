@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from .alignwords import FAILURE, FINE, STOP, Unit, line_words, sentence_units, stem
+from .alignwords import FAILURE, FINE, NEWS, STOP, Unit, denies_other, line_words, sentence_units, stem
 from .datafile import built_once
 
 TYPE_CHECKING = False
@@ -78,8 +78,10 @@ class _Aligned:
             return []
         held = {s for s, _, _ in tokens}
         fails = bool(held & FAILURE)
-        if held & FINE and not fails:
-            return []  # a line that says all is well ("jaxlib 0.4.12 works with jax 0.4.12") is no error's title
+        if held & (FINE | NEWS) and not fails:
+            # a line that says all is well ("jaxlib 0.4.12 works with jax 0.4.12"), or announces a change ("Bump CUDA 13
+            # to cuDNN 9.13.0", "support Compute Capability 9.0"), is no error's title
+            return []
         out = []
         for n, stems in enumerate(self.stems):
             values = sum(self._value(u, held) for u in self.units[n] if u.group is not None)
@@ -89,6 +91,8 @@ class _Aligned:
                 continue
             if stems & FAILURE and not fails:
                 continue
+            if stems & FAILURE and not stems & FAILURE & held and denies_other(tokens, stems):
+                continue  # its only failure a negation of the author's own word ("no problems with the NVIDIA driver")
             read = self.align(n, line, tokens)
             if read is not None:
                 out.append((read[0], n, read[1]))
@@ -238,6 +242,8 @@ _ALIGNED: dict[int, tuple[Loose, _Aligned]] = {}
 def aligned(loose: Loose, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
     """The catalog sentences (``loose``'s) ``line`` paraphrases, the likeliest first, as ``loose.pieces`` yields
     them."""
+    from .anyorder import complete
+
     reading = built_once(_ALIGNED, loose, _Aligned)
     for _, n, m in reading.reads(line):
         sentence = reading.sentences[n]
@@ -245,11 +251,21 @@ def aligned(loose: Loose, line: str) -> Iterator[tuple[CatalogEntry, re.Match[st
         if len(values) > 1 and len(set(values)) == 1:
             continue  # one version named twice ("installed jaxlib 0.4.12 and jax 0.4.12"): no two releases differ
         if not sentence.text:
+            more = complete(reading, n, line, m)  # its values said in another order (the ordered reading first)
+            if more is not None and _differ(more):
+                yield sentence.entry, more, m
             yield sentence.entry, m, m
             continue
         whole = sentence.entry.pattern.fullmatch(sentence.text)
         if whole is not None:
             yield sentence.entry, whole, m
+
+
+def in_any_order(loose: Loose, line: str) -> Iterator[tuple[CatalogEntry, re.Match[str], re.Match[str]]]:
+    """The catalog sentence whose words ``line`` says in any order (``bag``), as ``loose.pieces`` yields it."""
+    from .bag import bag_reads
+
+    yield from bag_reads(built_once(_ALIGNED, loose, _Aligned), line)
 
 
 def with_values(loose: Loose, sentence: _Sentence, line: str, m: re.Match[str]) -> list[re.Match[str]]:
@@ -263,10 +279,21 @@ def with_values(loose: Loose, sentence: _Sentence, line: str, m: re.Match[str]) 
     n = reading.index.get(id(sentence))
     if n is None:
         return [m]
+    from .anyorder import complete
+
     names = [u.name for u in reading.units[n] if u.group is not None]
     read = reading.align(n, line, line_words(line))
     if read is None or sum(bool(read[1].groupdict().get(k)) for k in names) <= sum(
         bool(m.groupdict().get(k)) for k in names
     ):
-        return [m]
-    return [read[1], m]
+        found = [m]
+    else:
+        found = [read[1], m]
+    more = complete(reading, n, line, found[0])  # its values said in another order (the ordered reading first)
+    return [more, *found] if more is not None and _differ(more) else found
+
+
+def _differ(m: re.Match[str]) -> bool:
+    """Whether the values ``m`` reads are not one version named twice."""
+    values = [v for v in m.groupdict().values() if v]
+    return len(values) < 2 or len(set(values)) > 1

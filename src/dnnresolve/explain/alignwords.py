@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from .datafile import _class_end, _group_end, compile_pattern, split_flags
 
-__all__ = ["FAILURE", "FINE", "STOP", "Unit", "line_words", "sentence_units", "stem"]
+__all__ = ["FAILURE", "FINE", "NEWS", "STOP", "Unit", "denies_other", "line_words", "sentence_units", "stem"]
 
 _SYNTAX = re.compile(r"\(\?P=\w+\)|\(\?[aiLmsux-]+\)|\\[A-Za-z]|\[[^\]]*\]")
 # a line's words, and the "n't" of "isn't", "can't" (read as "not")
@@ -62,6 +62,14 @@ FAILURE = frozenset(
 # Words that say all is well
 FINE = frozenset(
     map(stem, re.findall(r"\w+", "works working worked fine success successful successfully fixed solved"))
+)
+
+# Words that announce a change (a release note, a feature request, a pull request's title)
+NEWS = frozenset(
+    map(
+        stem,
+        re.findall(r"\w+", "bump bumped add added adds feat feature support supports enable enabled release released"),
+    )
 )
 
 
@@ -168,3 +176,12 @@ def line_words(line: str) -> list[tuple[str, int, int]]:
         for t in _TOKEN.finditer(line)
         if t.group(0).lower() not in STOP
     ]
+
+
+def denies_other(tokens: list[tuple[str, int, int]], stems: frozenset[str]) -> bool:
+    """Whether a negation among a line's words (``line_words``) says no to a word that is not one of a sentence's
+    ``stems`` ("Torch not slower when compiled with CUDA enabled", "no problems with the NVIDIA driver")."""
+    return any(
+        s in ("no", "not") and k + 1 < len(tokens) and tokens[k + 1][0] and tokens[k + 1][0] not in stems
+        for k, (s, _, _) in enumerate(tokens)
+    )

@@ -12,7 +12,7 @@ are read the same way, each as a sentence of its own.
 
 Last come NVIDIA's words in any order (``wordrules``): a library file name and words that say it is not loaded,
 torchvision or torchaudio with CUDA and a word of conflict; and a title that paraphrases a sentence, its words in
-order with some left out or said another way (``align``).
+order with some left out or said another way (``align``), or in any order where nothing else read it (``bag``).
 
 This reading is the scanner's last resort: it runs only on a short text where nothing else was read (a title, a
 pasted fragment), so a log's lines cost nothing more.
@@ -330,21 +330,33 @@ def pieces(catalog: Catalog, line: str) -> Iterator[tuple[CatalogEntry, re.Match
 
     line = _RUNAWAY.sub(lambda d: d.group(0)[:12], line)  # (no version has 13 digits; long runs cost backtracking)
     loose = loosen(catalog)
+    found: list[tuple[CatalogEntry, re.Match[str], re.Match[str]]] = []
     for sentence in loose.candidates(line):
         for m in loose.matches(sentence, line):
             if not sentence.text:
-                for read in with_values(loose, sentence, line, m):
-                    yield sentence.entry, read, read
+                found.extend((sentence.entry, read, read) for read in with_values(loose, sentence, line, m))
                 continue
             whole = sentence.entry.pattern.fullmatch(sentence.text)
             if whole is not None:
-                yield sentence.entry, whole, m
+                found.append((sentence.entry, whole, m))
+    # of the likeliest kind, a piece that reads the values goes first: a title that puts a value before its sentence
+    # ("8.0.5 but source was compiled with: 8.1.0: Loaded runtime CuDNN library") holds a piece of the sentence
+    # without them and one of another sentence of that kind with them
+    if found:
+        kind = found[0][0].kind
+        found.sort(key=lambda f: -_values(f[1]) if f[0].kind == kind else 0)
+    yield from found
     from .align import aligned
     from .wordrules import word_rules
 
     words = list(word_rules(catalog, line))
     if not words:
-        yield from aligned(loose, line)
+        aligns = list(aligned(loose, line))
+        yield from aligns
+        if not aligns:  # last, the sentence's words in any order (``bag``)
+            from .align import in_any_order
+
+            yield from in_any_order(loose, line)
         return
     # a paraphrase that reads the values of a kind a word rule names goes first ("cuDNN compiled (7102) and runtime
     # (7005) mismatch" is cuDNN's words of conflict and a sentence's two versions)

@@ -68,6 +68,10 @@ def scan(lines: Iterable[str], catalog: Catalog | None = None) -> ScanResult:
     scanner.examine(buf, base, nxt, len(buf))
     if not scanner.found and total <= LOOSE_MAX_LINES:  # a title or a fragment: read as users quote messages
         scanner.read_loosely(buf, base)
+    elif scanner.cut_unread and total <= LOOSE_MAX_LINES:  # a title's values elsewhere than its sentence says
+        from .cutvalues import fill_cut
+
+        fill_cut(scanner, scanner.cut_unread)
     return ScanResult(scanner.result(), total, scanner.truncated)
 
 
@@ -139,6 +143,7 @@ class _Scanner:
         # messages tried that read nothing, by all that their reading depends on: a line is tried again from each of
         # the next few (a message a fixed-width terminal wrapped may start on it), each time the same way
         self.unread: dict[tuple[object, ...], None] = {}
+        self.cut_unread: list[_Read] = []  # sentences read cut short with a value unread (``cutvalues``)
 
     def examine(self, buf: list[str], base: int, start: int, stop: int) -> int:
         """Try the lines buf[start:stop]; return ``stop``."""
@@ -327,6 +332,8 @@ class _Scanner:
             for entry in entries:
                 shortened = cut_match(entry, head, min(first, len(head)), min_start, wrapped)
                 read = self._read(entry, shortened, context, cut=True) if shortened else None
+                if read and shortened and None in shortened.groupdict().values() and len(self.cut_unread) < 8:
+                    self.cut_unread.append(read)  # (a value its sentence reads after its cut may stand before it)
                 if read is not None:
                     reads.insert(0, read)
                     break
