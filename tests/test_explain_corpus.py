@@ -46,7 +46,7 @@ ISSUE_FAMILIES = (
 # lower them. Raise them with the change that earns it; only new messages may lower them.
 FLOOR = {
     "tune": {"kind_recall": 97.1, "version_recall": 99.1},
-    "heldback": {"kind_recall": 95.5, "version_recall": 94.7},
+    "heldback": {"kind_recall": 96.4, "version_recall": 95.7},
 }
 
 

@@ -326,13 +326,6 @@ def test_a_sentence_cut_before_a_status_code_reads_both(
             "variable. Download and install CUDA 9.2 from this URL: https://developer.nvidia.com/cuda-toolkit",
             {"cuda": "9.2"},
         ),
-        (  # its cuDNN advice, the same way
-            "TensorFlow requires that this DLL be installed in a directory that is named in your %PATH% environment "
-            "variable. Note that installing cuDNN is a separate step from installing CUDA, and this DLL is often "
-            "found in a different directory from the CUDA DLLs. You may install the necessary DLL by downloading "
-            "cuDNN 7 from this URL: https://developer.nvidia.com/cudnn",
-            {"cudnn": "7"},
-        ),
     ],
 )
 def test_tensorflow_s_self_check_advice_alone_names_the_release(text: str, expected: dict[str, str]) -> None:

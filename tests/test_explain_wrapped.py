@@ -58,6 +58,9 @@ KNOWN_WIDTH = {
     # TensorFlow's "TF-TRT Warning: Could not find TensorRT" (corpus growth of #22, second pass): unread whole,
     # while a cut at 40 or 60 columns leaves a fragment the loose reading takes for a missing library.
     "m171891a6eb",
+    # a source build's "Could not find 'cudart64_.dll'." (kind other, unread) behind glog's prefix, its name broken at
+    # 40 columns: the any-order reading (explain/bag.py) takes the prefix's "cuda_dnn.cc" for the message's words
+    "mb6e08ada04",
 }
 KNOWN_BREAKS = {
     "m27f0f59ec3",
