@@ -325,3 +325,23 @@ def test_an_anchor_broken_over_two_lines_is_found_in_a_file_as_in_a_text(
     path.write_bytes(b"\n".join([*noise[:1500], *broken, *noise[1500:]]) + b"\n")
     by_file = scan_file(str(path), range_bytes=16 << 10, jobs=jobs)
     assert by_file.diagnoses and summary(by_file) == summary(by_text(path))
+
+
+# Ordinary lines of training logs: TensorFlow's and PyTorch's info lines, a Keras progress line, a Lightning one
+ORDINARY = [
+    "2024-03-12 10:00:00.000123: I tensorflow/core/common_runtime/step.cc:42] step 17 loss=0.1234",
+    "I0312 10:00:00.123456 140 tensorflow/core/platform/cpu_feature_guard.cc:182] This TensorFlow binary is optimized",
+    "Epoch 3/10 - 1563/1563 [==============================] - 12s 8ms/step - loss: 0.4321 - accuracy: 0.8765",
+    "INFO:torch.distributed.run:Using nproc_per_node=8, global rank 0, world size 8, train loss 0.42 lr 3e-4",
+    "Epoch 2: 100%|##########| 782/782 [01:02<00:00, 12.5it/s, loss=0.311, v_num=0, val_acc=0.912]",
+]
+
+
+def test_the_log_search_s_needles_pass_over_ordinary_training_lines() -> None:
+    # a needle that an ordinary line holds makes every line of a log a hit to decode ("tensor", taken once an
+    # anchor began "TensorFlow requires ...", made a 35 MB log take seconds to answer Ctrl-C)
+    from dnnresolve.explain.segments import letters
+
+    needles = Needles.of([a for e in load_catalog().entries for a in e.anchors])
+    hits = [(line, n) for line in ORDINARY for n in needles.letters if n in letters(line)]
+    assert hits == []
