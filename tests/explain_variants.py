@@ -112,16 +112,21 @@ def tally(
     variants are ``make``'s (``variants`` unless given)."""
     out: dict[str, list[int]] = {}
     for where, message, before in messages():
-        if where in skip:
-            continue
-        for sort, made in (make or variants)(message).items():
-            row = out.setdefault(sort, [0, 0, 0])
-            for text in made:
-                after = reading(text)
-                row[0] += 1
-                row[1] += kind_kept(before, after)
-                row[2] += all_kept(before, after)
+        if where not in skip:
+            _count(out, before, (make or variants)(message))
     return {k: (v[0], v[1], v[2]) for k, v in out.items()}
+
+
+def _count(out: dict[str, list[int]], before: Reading, made_by_sort: dict[str, list[str]]) -> None:
+    """Add to ``out`` (per sort: variants, kind kept, kind and versions kept) each variant's reading against
+    ``before``, the reading of the message it was made from."""
+    for sort, made in made_by_sort.items():
+        row = out.setdefault(sort, [0, 0, 0])
+        for text in made:
+            after = reading(text)
+            row[0] += 1
+            row[1] += kind_kept(before, after)
+            row[2] += all_kept(before, after)
 
 
 # Paraphrases (#22): a title keeps a message's words in order but drops some in the middle, is cut at both ends, or
@@ -318,13 +323,7 @@ def family_tally(make: Callable[[str, Reading], dict[str, list[str]]]) -> dict[s
     kind and versions kept)."""
     out: dict[str, list[int]] = {}
     for message, before in unique_messages():
-        for sort, made in make(message, before).items():
-            row = out.setdefault(sort, [0, 0, 0])
-            for text in made:
-                after = reading(text)
-                row[0] += 1
-                row[1] += kind_kept(before, after)
-                row[2] += all_kept(before, after)
+        _count(out, before, make(message, before))
     return {k: (v[0], v[1], v[2]) for k, v in out.items()}
 
 

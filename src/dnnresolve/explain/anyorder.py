@@ -136,6 +136,16 @@ def _match(line: str, m: re.Match[str], spans: dict[str, tuple[int, int]], units
     look-ahead from the match's start), the sentence's other groups unread."""
     start = min(m.start(), *(a for a, _ in spans.values()))
     end = max(m.end(), *(b for _, b in spans.values()))
+    return _spanning(line, start, end, spans, units)
+
+
+def empty_match(line: str, start: int, end: int, units: list[Unit]) -> re.Match[str]:
+    """A match of ``line[start:end]`` whose named groups (the sentence's) are all unread."""
+    return _spanning(line, start, end, {}, units)
+
+
+def _spanning(line: str, start: int, end: int, spans: dict[str, tuple[int, int]], units: list[Unit]) -> re.Match[str]:
+    """A match of ``line[start:end]`` whose groups named in ``spans`` read those spans, the units' others none."""
     parts = [f"(?=.{{{a - start}}}(?P<{name}>.{{{b - a}}}))" for name, (a, b) in spans.items()]
     parts.append(f".{{{end - start}}}")
     names = set(spans)
@@ -145,17 +155,4 @@ def _match(line: str, m: re.Match[str], spans: dict[str, tuple[int, int]], units
             parts.append(f"(?:(?!)(?P<{u.name}>))?")
     made = re.compile("".join(parts), re.DOTALL).match(line, start)
     assert made is not None  # (the spans are the line's own)
-    return made
-
-
-def empty_match(line: str, start: int, end: int, units: list[Unit]) -> re.Match[str]:
-    """A match of ``line[start:end]`` whose named groups (the sentence's) are all unread."""
-    parts = [f".{{{end - start}}}"]
-    names: set[str] = set()
-    for u in units:
-        if u.name and u.name not in names:
-            names.add(u.name)
-            parts.append(f"(?:(?!)(?P<{u.name}>))?")
-    made = re.compile("".join(parts), re.DOTALL).match(line, start)
-    assert made is not None  # (the span is the line's own)
     return made
