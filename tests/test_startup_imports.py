@@ -81,18 +81,23 @@ CLASSIC = (
 def test_a_first_question_that_compares_no_release_imports_neither_packaging_nor_pathlib(
     argv: list[str], tmp_path: Path
 ) -> None:
-    code = (
+    code = _asks(argv, UNNEEDED)
+    loaded_by(code, tmp_path)
+    assert loaded_by(code, tmp_path) == []
+
+
+def _asks(argv: list[str], modules: list[str]) -> str:
+    """Code that runs the command ``argv`` in process and names which of ``modules`` it imported (``loaded_by``)."""
+    return (
         "import sys\n"
         "from dnnresolve.cli import main\n"
         "try:\n"
         f"    main({argv!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        f"new = sorted(m for m in {UNNEEDED!r} if m in sys.modules)\n"
+        f"new = sorted(m for m in {modules!r} if m in sys.modules)\n"
         "sys.stderr.write('MODULES ' + ' '.join(new) + '\\n')\n"
     )
-    loaded_by(code, tmp_path)
-    assert loaded_by(code, tmp_path) == []
 
 
 # plan --no-detect --json (a budgeted first question) writes JSON: none of the text writer's modules (textwrap, the
@@ -103,16 +108,7 @@ PLAN_UNNEEDED = ["pathlib", "urllib.parse", "ipaddress", "difflib", "textwrap", 
 
 def test_plan_json_of_known_names_imports_no_text_writer_matcher_or_pathlib(tmp_path: Path) -> None:
     argv = ["plan", "tensorflow-gpu==1.0", "--no-detect", "--json"]
-    code = (
-        "import sys\n"
-        "from dnnresolve.cli import main\n"
-        "try:\n"
-        f"    main({argv!r})\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        f"new = sorted(m for m in {PLAN_UNNEEDED!r} if m in sys.modules)\n"
-        "sys.stderr.write('MODULES ' + ' '.join(new) + '\\n')\n"
-    )
+    code = _asks(argv, PLAN_UNNEEDED)
     loaded_by(code, tmp_path)
     assert loaded_by(code, tmp_path) == []
 
